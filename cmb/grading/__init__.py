@@ -1,0 +1,48 @@
+"""Fixed-rule grading: pure functions from (grader spec, reference, submission folder) to a GradeReport.
+
+Each check family lives in one module that registers its check types on import.
+"""
+
+from importlib import import_module
+
+from cmb.grading._compare import compare_array, compare_number, show
+from cmb.grading._engine import grade, grader_hash, partial_credit, run_check, validate_params
+from cmb.grading._registry import (
+    REGISTRY,
+    CheckContext,
+    CheckType,
+    GraderConfigError,
+    NoParams,
+    Outcome,
+    Registry,
+    register,
+)
+from cmb.grading._submission import Submission, SubmissionError, get_field
+
+FAMILIES = ("numeric", "schema", "structure", "vasp", "qe", "lammps")
+
+for _family in FAMILIES:
+    import_module(f"cmb.grading._{_family}")
+
+__all__ = [
+    "FAMILIES",
+    "REGISTRY",
+    "CheckContext",
+    "CheckType",
+    "GraderConfigError",
+    "NoParams",
+    "Outcome",
+    "Registry",
+    "Submission",
+    "SubmissionError",
+    "compare_array",
+    "compare_number",
+    "get_field",
+    "grade",
+    "grader_hash",
+    "partial_credit",
+    "register",
+    "run_check",
+    "show",
+    "validate_params",
+]

@@ -1,0 +1,121 @@
+"""The check-type registry: a family module registers each of its check types here, once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from cmb.grading._submission import Submission
+from cmb.models import Check, Reference
+
+
+class NoParams(BaseModel):
+    """Parameters of a check type that takes none."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+P = TypeVar("P", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check function returns. `deviation` is |error| / tolerance, used for partial credit."""
+
+    passed: bool
+    message: str
+    expected: Any = None
+    actual: Any = None
+    deviation: float | None = None
+
+
+@dataclass(frozen=True)
+class CheckContext(Generic[P]):
+    """Everything a check may look at: the check, its validated params, the submission, the reference."""
+
+    check: Check
+    params: P
+    submission: Submission
+    reference: Reference
+    reference_dir: Path | None = None
+
+    def expected(self) -> Any:
+        """The reference value the check names; a grader/reference mismatch is a harness error."""
+        key = self.check.reference
+        if key is None:
+            raise GraderConfigError(f"check {self.check.id!r} names no reference value")
+        if key not in self.reference.values:
+            raise GraderConfigError(f"check {self.check.id!r}: reference has no value {key!r}")
+        return self.reference.values[key].value
+
+    def reference_file(self, name: str) -> Path:
+        """A file beside reference.yaml (reference input sets, structures)."""
+        if self.reference_dir is None:
+            raise GraderConfigError(f"check {self.check.id!r} needs reference files but none were given")
+        path = self.reference_dir / name
+        if not path.is_file():
+            raise GraderConfigError(f"check {self.check.id!r}: reference file {name!r} not found")
+        return path
+
+
+class GraderConfigError(Exception):
+    """The grader or reference is inconsistent: a harness bug, never the agent's fault."""
+
+
+CheckFn = Callable[[CheckContext[Any]], Outcome]
+
+
+@dataclass(frozen=True)
+class CheckType:
+    """A registered check type."""
+
+    name: str
+    family: str
+    fn: CheckFn
+    params: type[BaseModel] = NoParams
+    needs_reference: bool = True
+    numeric: bool = False  # compares numbers within a tolerance (tested at its edges)
+    doc: str = ""
+
+
+@dataclass
+class Registry:
+    """Name -> check type."""
+
+    types: dict[str, CheckType] = field(default_factory=dict)
+
+    def register(
+        self,
+        name: str,
+        *,
+        params: type[BaseModel] = NoParams,
+        needs_reference: bool = True,
+        numeric: bool = False,
+    ) -> Callable[[CheckFn], CheckFn]:
+        """Register a check function under `name` (family = the part before the dot)."""
+        family = name.split(".", 1)[0]
+
+        def decorate(fn: CheckFn) -> CheckFn:
+            if name in self.types:
+                raise ValueError(f"check type {name!r} registered twice")
+            doc = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
+            self.types[name] = CheckType(name, family, fn, params, needs_reference, numeric, doc)
+            return fn
+
+        return decorate
+
+    def get(self, name: str) -> CheckType:
+        """Look a type up; unknown names list the known ones."""
+        try:
+            return self.types[name]
+        except KeyError:
+            known = ", ".join(sorted(self.types))
+            raise KeyError(f"unknown check type {name!r}; known types: {known}") from None
+
+
+REGISTRY = Registry()
+register = REGISTRY.register

@@ -1,0 +1,34 @@
+"""Versioned pydantic models at every boundary of cmb."""
+
+from cmb.models._base import SCHEMA_VERSION, CmbModel
+from cmb.models._grader import Category, Check, GraderSpec, PartialCredit, Target, Tolerance
+from cmb.models._reference import Reference, ReferenceValue
+from cmb.models._report import CheckResult, GradeReport
+from cmb.models._run import FailureClass, PhaseTimings, RunKey, RunRecord, SweepSpec, Usage
+from cmb.models._task import DEFAULT_PROFILES, Condition, Kind, ResourceProfile, TaskSpec, WorkflowSpec
+
+__all__ = [
+    "DEFAULT_PROFILES",
+    "SCHEMA_VERSION",
+    "Category",
+    "Check",
+    "CheckResult",
+    "CmbModel",
+    "Condition",
+    "FailureClass",
+    "GradeReport",
+    "GraderSpec",
+    "Kind",
+    "PartialCredit",
+    "PhaseTimings",
+    "Reference",
+    "ReferenceValue",
+    "ResourceProfile",
+    "RunKey",
+    "RunRecord",
+    "SweepSpec",
+    "Target",
+    "TaskSpec",
+    "Usage",
+    "WorkflowSpec",
+]
