@@ -85,6 +85,17 @@ def run_check(
     )
 
 
+def preflight(spec: GraderSpec, reference: Reference, registry: Registry = REGISTRY) -> None:
+    """Catch grader bugs before looking at the submission, so an empty submission cannot hide them."""
+    for check in spec.checks:
+        validate_params(check, registry)
+        if registry.get(check.type).needs_reference:
+            if check.reference is None:
+                raise GraderConfigError(f"check {check.id!r} ({check.type}) names no reference value")
+            if check.reference not in reference.values:
+                raise GraderConfigError(f"check {check.id!r}: reference has no value {check.reference!r}")
+
+
 def grade(
     spec: GraderSpec,
     reference: Reference,
@@ -95,6 +106,7 @@ def grade(
     """Grade a submission folder. The task passes only when every check passes."""
     if spec.task != reference.task:
         raise GraderConfigError(f"grader is for {spec.task!r} but reference is for {reference.task!r}")
+    preflight(spec, reference, registry)
     submission = Submission(Path(submission_dir))
     results = [run_check(c, submission, reference, reference_dir, registry) for c in spec.checks]
     n = len(results)

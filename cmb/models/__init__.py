@@ -29,6 +29,7 @@ __all__ = [
     "SweepSpec",
     "Target",
     "TaskSpec",
+    "Tolerance",
     "Usage",
     "WorkflowSpec",
 ]

@@ -15,6 +15,9 @@ class ReferenceValue(CmbModel):
     value: Any = Field(description="Number, list, string, boolean or mapping")
     unit: str | None = Field(default=None, description="Unit of the value")
     note: str | None = Field(default=None, description="How the value was obtained")
+    public: bool = Field(
+        default=False, description="Given to the agent on purpose (e.g. stated in the prompt): not a leak"
+    )
 
 
 class Reference(CmbModel):

@@ -1,0 +1,225 @@
+"""The `cmb` command line. Commands are thin: they parse options, call the library, and print."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cmb import __version__
+from cmb.catalog import Catalog, CatalogError, TaskEntry, validate, verify_entry
+from cmb.grading import GraderConfigError, grade
+from cmb.models import Condition, GradeReport
+from cmb.settings import CmbSettings
+
+CONTEXT = {"auto_envvar_prefix": "CMB", "show_default": True, "help_option_names": ["-h", "--help"]}
+
+
+def _catalog(ctx: click.Context) -> Catalog:
+    root: Path = ctx.obj["root"]
+    return Catalog.load(root)
+
+
+def _entry(catalog: Catalog, task_id: str) -> TaskEntry:
+    try:
+        return catalog.get(task_id)
+    except KeyError as exc:
+        raise click.ClickException(str(exc.args[0])) from None
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, prog_name="cmb")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="CMB_ROOT",
+    show_envvar=True,
+    default=None,
+    help="Suite root holding tasks/, graders/ and references/ (default: current folder or the checkout).",
+)
+@click.pass_context
+def cli(ctx: click.Context, root: Path | None) -> None:
+    """Cmb: evaluate AI agents on computational materials science."""
+    settings = CmbSettings() if root is None else CmbSettings(root=root)
+    ctx.obj = {"root": settings.root, "settings": settings}
+
+
+@cli.group()
+def tasks() -> None:
+    """List, inspect and validate the task suite."""
+
+
+def _n_checks(entry: TaskEntry) -> int | None:
+    try:
+        return len(entry.grader().checks)
+    except CatalogError:
+        return None
+
+
+@tasks.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.pass_context
+def tasks_list(ctx: click.Context, as_json: bool) -> None:
+    """List tasks and workflows: id, study, kind, codes, number of checks, whether a reduced prompt exists."""
+    catalog = _catalog(ctx)
+    rows: list[dict[str, Any]] = [
+        {
+            "id": e.id,
+            "study": e.spec.study,
+            "kind": e.spec.kind.value,
+            "codes": list(e.spec.codes),
+            "n_checks": _n_checks(e),
+            "has_reduced": e.has_reduced,
+        }
+        for e in catalog.entries.values()
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    header = ("id", "study", "kind", "codes", "checks", "reduced")
+    table = [header] + [
+        (
+            r["id"],
+            r["study"],
+            r["kind"],
+            ",".join(r["codes"]),
+            str(r["n_checks"] if r["n_checks"] is not None else "?"),
+            "yes" if r["has_reduced"] else "-",
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    click.echo(f"\n{len(rows)} entries")
+    for problem in catalog.problems:
+        click.echo(f"warning: {problem}", err=True)
+
+
+@tasks.command("show")
+@click.argument("task_id")
+@click.pass_context
+def tasks_show(ctx: click.Context, task_id: str) -> None:
+    """Show a task's spec, prompts and checks (never its reference values)."""
+    entry = _entry(_catalog(ctx), task_id)
+    spec = entry.spec
+    click.echo(f"{spec.id}: {spec.title}")
+    click.echo(f"  study {spec.study} · kind {spec.kind.value} · codes {', '.join(spec.codes)}")
+    click.echo(f"  resources {spec.resources} · answer files {', '.join(spec.answer_files)}")
+    reduced = "yes" if entry.has_reduced else "no"
+    click.echo(f"  workspace {', '.join(spec.workspace) or '-'} · reduced prompt {reduced}")
+    try:
+        grader = entry.grader()
+    except CatalogError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"  {len(grader.checks)} checks:")
+    for c in grader.checks:
+        where = c.target.file + (f":{c.target.field}" if c.target.field else "")
+        where += f":{c.target.setting}" if c.target.setting else ""
+        click.echo(f"    {c.id:<28} {c.type:<18} {c.category.value:<10} {where}")
+    cond = entry.conditions()[0]
+    click.echo(f"\n--- prompt ({cond.value}) ---\n{entry.prompt(cond)}")
+
+
+@tasks.command("validate")
+@click.argument("task_ids", nargs=-1)
+@click.pass_context
+def tasks_validate(ctx: click.Context, task_ids: tuple[str, ...]) -> None:
+    """Check schema, files, grader/reference consistency and scan for leaks. Exit 1 on any problem."""
+    catalog = _catalog(ctx)
+    try:
+        problems = validate(catalog, list(task_ids) or None)
+    except KeyError as exc:
+        raise click.ClickException(str(exc.args[0])) from None
+    n = len(task_ids) or len(catalog.entries)
+    for problem in problems:
+        click.echo(str(problem), err=True)
+    if problems:
+        click.echo(f"{len(problems)} problem(s) in {n} entries", err=True)
+        sys.exit(1)
+    click.echo(f"{n} entries valid")
+
+
+@tasks.command("verify")
+@click.argument("task_ids", nargs=-1)
+@click.option("--conditions", default="", help="Comma-separated conditions (default: both of each entry).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per verification.")
+@click.pass_context
+def tasks_verify(ctx: click.Context, task_ids: tuple[str, ...], conditions: str, as_json: bool) -> None:
+    """Run each task's oracle solution and grade it; an empty submission must fail. Exit 1 if any does not hold."""
+    catalog = _catalog(ctx)
+    try:
+        entries = catalog.select(list(task_ids) or ["all"])
+    except KeyError as exc:
+        raise click.ClickException(str(exc.args[0])) from None
+    wanted = {Condition(c.strip()) for c in conditions.split(",") if c.strip()}
+    jobs = [(e, c) for e in entries for c in e.conditions() if not wanted or c in wanted]
+    failures = 0
+    for i, (entry, cond) in enumerate(jobs, start=1):
+        click.echo(f"[{i}/{len(jobs)}] {entry.id} {cond.value} ...", err=True, nl=False)
+        try:
+            result = verify_entry(entry, cond)
+        except (CatalogError, GraderConfigError) as exc:
+            click.echo(f" broken grader: {exc}", err=True)
+            failures += 1
+            continue
+        failures += not result.ok
+        oracle = "error" if result.oracle is None else ("pass" if result.oracle.passed else "FAIL")
+        null = "fail" if not result.null.passed else "PASS (bad)"
+        click.echo(f" oracle {oracle}, empty {null} ({result.seconds:.1f} s)", err=True)
+        if result.error:
+            click.echo(f"    {result.error}", err=True)
+        elif result.oracle is not None and not result.oracle.passed:
+            for r in result.oracle.checks:
+                if not r.passed:
+                    click.echo(f"    FAIL {r.id}: {r.message}", err=True)
+        if as_json:
+            payload = {
+                "task": entry.id,
+                "condition": cond.value,
+                "ok": result.ok,
+                "oracle_passed": None if result.oracle is None else result.oracle.passed,
+                "null_passed": result.null.passed,
+                "seconds": round(result.seconds, 2),
+                "error": result.error,
+            }
+            click.echo(json.dumps(payload))
+    click.echo(f"{len(jobs) - failures}/{len(jobs)} verified", err=True)
+    sys.exit(1 if failures else 0)
+
+
+def _render_report(report: GradeReport) -> str:
+    lines = [
+        f"{report.task_id}: {'PASSED' if report.passed else 'FAILED'}  "
+        f"score {report.score:.3f}  partial {report.partial_score:.3f}"
+        + (f"  first failing category: {report.failure_category.value}" if report.failure_category else "")
+    ]
+    for r in report.checks:
+        mark = "ok  " if r.passed else "FAIL"
+        lines.append(f"  {mark} {r.id:<28} [{r.category.value}] {r.message}")
+    return "\n".join(lines)
+
+
+@cli.command("grade")
+@click.argument("task_id")
+@click.argument("submission_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the GradeReport as JSON.")
+@click.pass_context
+def grade_cmd(ctx: click.Context, task_id: str, submission_dir: Path, as_json: bool) -> None:
+    """Grade SUBMISSION_DIR against TASK_ID. Exit 0 when it passes, 1 when it fails, 2 on a harness error."""
+    entry = _entry(_catalog(ctx), task_id)
+    try:
+        report = grade(entry.grader(), entry.reference(), submission_dir, entry.reference_dir)
+    except (CatalogError, GraderConfigError) as exc:
+        click.echo(f"error: grader of {task_id} is broken: {exc}", err=True)
+        sys.exit(2)
+    click.echo(report.model_dump_json(indent=2) if as_json else _render_report(report))
+    sys.exit(0 if report.passed else 1)
+
+
+def main() -> None:
+    """Entry point of the `cmb` script."""
+    cli(prog_name="cmb")

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install what cmb needs on a fresh Debian 12 machine: the simulation codes and the Python package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export DEBIAN_FRONTEND=noninteractive
+need_apt=()
+command -v pw.x >/dev/null || need_apt+=(quantum-espresso)
+[ -d /usr/share/doc/quantum-espresso/examples ] || need_apt+=(quantum-espresso-data)
+command -v lmp >/dev/null || need_apt+=(lammps)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  echo "installing Debian packages: ${need_apt[*]}"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+python3 -m pip install -q -e '.[dev]'

@@ -1,0 +1,193 @@
+"""Loading the suite: located errors for malformed files, validation, leakage scan, bundles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cmb.catalog import Catalog, CatalogError, load_model, number_leaks, stage_bundle, validate
+from cmb.models import Condition, TaskSpec
+
+TASK = {
+    "id": "demo-eos",
+    "study": "demo",
+    "kind": "output-analysis",
+    "codes": ["qe"],
+    "title": "Fit an equation of state",
+    "answer_files": ["answer.json"],
+    "workspace": ["data/ev.dat"],
+}
+GRADER = {
+    "task": "demo-eos",
+    "checks": [
+        {"id": "file", "type": "schema.file", "category": "format", "target": {"file": "answer.json"}},
+        {
+            "id": "a0",
+            "type": "numeric.scalar",
+            "category": "scientific",
+            "target": {"file": "answer.json", "field": "a0"},
+            "reference": "a0",
+            "tolerance": {"rel": 0.005},
+            "unit": "angstrom",
+        },
+    ],
+}
+REFERENCE = {"task": "demo-eos", "values": {"a0": {"value": 5.4687, "unit": "angstrom"}}, "files": []}
+
+
+def make_suite(root: Path, task=TASK, grader=GRADER, reference=REFERENCE, ev="10.0 -15.80\n10.2 -15.82\n") -> Path:
+    tdir = root / "tasks" / task["study"] / task["id"]
+    (tdir / "workspace" / "data").mkdir(parents=True)
+    (tdir / "task.yaml").write_text(yaml.safe_dump(task))
+    (tdir / "prompt.full.md").write_text("Fit the Birch-Murnaghan EOS to data/ev.dat; write answer.json {a0}.\n")
+    (tdir / "prompt.reduced.md").write_text("Find a0 from data/ev.dat; write answer.json {a0}.\n")
+    (tdir / "workspace" / "data" / "ev.dat").write_text(ev)
+    (root / "graders").mkdir()
+    (root / "graders" / f"{task['id']}.yaml").write_text(yaml.safe_dump(grader))
+    rdir = root / "references" / task["id"]
+    (rdir / "solution").mkdir(parents=True)
+    (rdir / "solution" / "solve.sh").write_text("#!/bin/bash\necho '{\"a0\": 5.4687}' > answer.json\n")
+    (rdir / "reference.yaml").write_text(yaml.safe_dump(reference))
+    return root
+
+
+def test_valid_suite_has_no_problems(tmp_path):
+    catalog = Catalog.load(make_suite(tmp_path))
+    assert list(catalog.entries) == ["demo-eos"]
+    assert validate(catalog) == []
+
+
+def test_malformed_yaml_error_names_file_and_line(tmp_path):
+    path = tmp_path / "task.yaml"
+    path.write_text("id: demo\nstudy: [unclosed\nkind: x\n")
+    with pytest.raises(CatalogError) as err:
+        load_model(path, TaskSpec)
+    problem = err.value.problems[0]
+    assert problem.path == path and problem.line == 3 and "YAML syntax error" in problem.message
+
+
+def test_schema_error_names_field_and_line(tmp_path):
+    path = tmp_path / "task.yaml"
+    path.write_text(yaml.safe_dump({**TASK, "kind": "simulation"}, sort_keys=False))
+    with pytest.raises(CatalogError) as err:
+        load_model(path, TaskSpec)
+    problem = err.value.problems[0]
+    assert problem.field == "kind" and problem.line == 3
+    assert "task.yaml:3 [kind]" in str(problem)
+
+
+def test_unknown_field_is_an_error(tmp_path):
+    path = tmp_path / "task.yaml"
+    path.write_text(yaml.safe_dump({**TASK, "answer_file": "x"}))
+    with pytest.raises(CatalogError, match="answer_file"):
+        load_model(path, TaskSpec)
+
+
+def test_non_mapping_top_level(tmp_path):
+    path = tmp_path / "task.yaml"
+    path.write_text("- just\n- a list\n")
+    with pytest.raises(CatalogError, match="expected a mapping"):
+        load_model(path, TaskSpec)
+
+
+def test_workspace_path_escaping_task_is_rejected(tmp_path):
+    path = tmp_path / "task.yaml"
+    path.write_text(yaml.safe_dump({**TASK, "workspace": ["../../references/demo-eos/reference.yaml"]}))
+    with pytest.raises(CatalogError, match="relative path inside the task folder"):
+        load_model(path, TaskSpec)
+
+
+def test_malformed_task_is_reported_not_dropped(tmp_path):
+    root = make_suite(tmp_path)
+    bad = root / "tasks" / "demo" / "broken"
+    bad.mkdir()
+    (bad / "task.yaml").write_text("id: broken\n")
+    catalog = Catalog.load(root)
+    problems = validate(catalog)
+    assert any("broken" in str(p.path) and p.field == "study" for p in problems)
+
+
+def test_unknown_check_type_and_missing_reference_key(tmp_path):
+    grader = {
+        "task": "demo-eos",
+        "checks": [
+            {**GRADER["checks"][1], "id": "typo", "type": "numeric.scalr"},
+            {**GRADER["checks"][1], "id": "noref", "reference": "b0"},
+        ],
+    }
+    problems = validate(Catalog.load(make_suite(tmp_path, grader=grader)))
+    text = "\n".join(map(str, problems))
+    assert "unknown check type 'numeric.scalr'" in text and "did you mean" not in text
+    assert "reference value 'b0' not in reference.yaml" in text
+
+
+def test_bad_check_params_are_located(tmp_path):
+    grader = {"task": "demo-eos", "checks": [{**GRADER["checks"][1], "params": {"absolute": True}}]}
+    problems = validate(Catalog.load(make_suite(tmp_path, grader=grader)))
+    assert any("params" in p.message and p.field == "checks[a0]" for p in problems)
+
+
+def test_target_outside_answer_files(tmp_path):
+    check = {**GRADER["checks"][1], "target": {"file": "other.json", "field": "a0"}}
+    problems = validate(Catalog.load(make_suite(tmp_path, grader={"task": "demo-eos", "checks": [check]})))
+    assert any("not among the task's answer_files" in p.message for p in problems)
+
+
+def test_leak_of_reference_value_in_workspace_file(tmp_path):
+    problems = validate(Catalog.load(make_suite(tmp_path, ev="# fitted a0 = 5.4687\n10.0 -15.8\n")))
+    assert any("writes reference value a0" in p.message for p in problems)
+
+
+def test_public_reference_values_are_not_leaks(tmp_path):
+    reference = {**REFERENCE, "values": {"a0": {"value": 5.4687, "public": True}}}
+    root = make_suite(tmp_path, reference=reference, ev="# a0 = 5.4687\n")
+    assert validate(Catalog.load(root)) == []
+
+
+def test_leak_of_reference_file(tmp_path):
+    reference = {**REFERENCE, "files": ["pw.in"]}
+    ref_text = "&control\n  calculation = 'scf'\n/\n&system\n  ibrav = 2, celldm(1) = 10.26\n  ecutwfc = 30\n/\n"
+    root = make_suite(tmp_path, reference=reference, ev=ref_text)
+    (root / "references" / "demo-eos" / "pw.in").write_text(ref_text)
+    problems = validate(Catalog.load(root))
+    assert any("identical to reference file pw.in" in p.message for p in problems)
+
+
+def test_number_leak_respects_written_precision():
+    assert number_leaks("a = 5.469 A", 5.4687) == "5.469"
+    assert number_leaks("a = 5.47 A", 5.4687) is None  # 3 significant digits: too common to call a leak
+    assert number_leaks("E = -1.5870D+01", -15.87) == "-1.5870D+01"
+    assert number_leaks("T = 300 K, mesh 6 6 6", 300.0) is None
+
+
+def test_bundle_contains_only_prompt_and_workspace(tmp_path):
+    root = make_suite(tmp_path / "suite")
+    entry = Catalog.load(root).get("demo-eos")
+    written = stage_bundle(entry, Condition.SR, tmp_path / "bundle")
+    names = sorted(str(p.relative_to(tmp_path / "bundle")) for p in written)
+    assert names == ["PROMPT.md", "data/ev.dat"]
+    assert "Find a0" in (tmp_path / "bundle" / "PROMPT.md").read_text()
+    all_files = {p.name for p in (tmp_path / "bundle").rglob("*") if p.is_file()}
+    assert "reference.yaml" not in all_files and "demo-eos.yaml" not in all_files
+
+
+def test_condition_must_fit_the_entry(tmp_path):
+    entry = Catalog.load(make_suite(tmp_path)).get("demo-eos")
+    with pytest.raises(ValueError, match="does not apply"):
+        entry.prompt(Condition.WF)
+
+
+def test_select_by_study_and_unknown_id(tmp_path):
+    catalog = Catalog.load(make_suite(tmp_path))
+    assert [e.id for e in catalog.select(["study:demo"])] == ["demo-eos"]
+    with pytest.raises(KeyError, match="did you mean demo-eos"):
+        catalog.select(["demo-eo"])
+
+
+def test_task_hash_changes_with_prompt(tmp_path):
+    root = make_suite(tmp_path)
+    before = Catalog.load(root).get("demo-eos").task_hash()
+    (root / "tasks" / "demo" / "demo-eos" / "prompt.full.md").write_text("changed")
+    assert Catalog.load(root).get("demo-eos").task_hash() != before

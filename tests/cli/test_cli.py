@@ -1,0 +1,96 @@
+"""The CLI contract: tasks list/show/validate and grade, with their exit codes."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from cmb.cli import cli
+from tests.catalog.test_catalog import make_suite
+from tests.conftest import write_files
+
+
+def _run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_tasks_list_json(tmp_path):
+    root = make_suite(tmp_path)
+    res = _run("--root", str(root), "tasks", "list", "--json")
+    assert res.exit_code == 0
+    rows = json.loads(res.output)
+    assert rows == [
+        {"id": "demo-eos", "study": "demo", "kind": "output-analysis", "codes": ["qe"], "n_checks": 2,
+         "has_reduced": True}
+    ]
+
+
+def test_tasks_list_table_and_env_root(tmp_path, monkeypatch):
+    monkeypatch.setenv("CMB_ROOT", str(make_suite(tmp_path)))
+    res = _run("tasks", "list")
+    assert res.exit_code == 0 and "demo-eos" in res.output and "1 entries" in res.output
+
+
+def test_tasks_show_hides_reference_values(tmp_path):
+    res = _run("--root", str(make_suite(tmp_path)), "tasks", "show", "demo-eos")
+    assert res.exit_code == 0 and "numeric.scalar" in res.output and "5.4687" not in res.output
+
+
+def test_tasks_show_unknown_suggests(tmp_path):
+    res = _run("--root", str(make_suite(tmp_path)), "tasks", "show", "demo-eso")
+    assert res.exit_code == 1 and "did you mean demo-eos" in res.output
+
+
+def test_tasks_validate_exit_codes(tmp_path):
+    root = make_suite(tmp_path)
+    assert _run("--root", str(root), "tasks", "validate").exit_code == 0
+    (root / "graders" / "demo-eos.yaml").write_text("task: demo-eos\nchecks: []\n")
+    res = _run("--root", str(root), "tasks", "validate")
+    assert res.exit_code == 1 and "demo-eos.yaml:2 [checks]" in res.output
+
+
+def test_grade_pass_fail_and_json(tmp_path):
+    root = make_suite(tmp_path / "suite")
+    good = write_files(tmp_path / "good", {"answer.json": {"a0": 5.47}})
+    res = _run("--root", str(root), "grade", "demo-eos", str(good), "--json")
+    assert res.exit_code == 0 and json.loads(res.output)["passed"] is True
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    res = _run("--root", str(root), "grade", "demo-eos", str(empty), "--json")
+    report = json.loads(res.output)
+    assert res.exit_code == 1 and not report["passed"]
+    assert {c["category"] for c in report["checks"] if not c["passed"]} == {"format", "scientific"}
+    assert report["failure_category"] == "format"
+    off = write_files(tmp_path / "off", {"answer.json": {"a0": 5.4687 * 1.0051}})
+    res = _run("--root", str(root), "grade", "demo-eos", str(off))
+    assert res.exit_code == 1 and "FAIL a0" in res.output and "ok   file" in res.output
+
+
+def test_grade_with_broken_grader_is_exit_2(tmp_path):
+    root = make_suite(tmp_path / "suite")
+    (root / "references" / "demo-eos" / "reference.yaml").write_text("task: demo-eos\nvalues: {}\n")
+    res = _run("--root", str(root), "grade", "demo-eos", str(tmp_path))
+    assert res.exit_code == 2 and "grader of demo-eos is broken" in res.output
+
+
+def test_tasks_verify_runs_oracle_and_empty_submission(tmp_path):
+    root = make_suite(tmp_path)
+    res = _run("--root", str(root), "tasks", "verify", "--json")
+    lines = [json.loads(x) for x in res.output.splitlines() if x.startswith("{")]
+    assert res.exit_code == 0, res.output
+    assert [(r["condition"], r["ok"], r["null_passed"]) for r in lines] == [("SF", True, False), ("SR", True, False)]
+
+
+def test_tasks_verify_reports_a_failing_oracle(tmp_path):
+    root = make_suite(tmp_path)
+    (root / "references" / "demo-eos" / "solution" / "solve.sh").write_text("echo '{\"a0\": 6.0}' > answer.json\n")
+    res = _run("--root", str(root), "tasks", "verify", "demo-eos", "--conditions", "SF")
+    assert res.exit_code == 1 and "oracle FAIL" in res.output and "FAIL a0" in res.output
+
+
+def test_tasks_verify_reports_a_crashing_oracle(tmp_path):
+    root = make_suite(tmp_path)
+    (root / "references" / "demo-eos" / "solution" / "solve.sh").write_text("echo boom >&2; exit 3\n")
+    res = _run("--root", str(root), "tasks", "verify", "--conditions", "SR")
+    assert res.exit_code == 1 and "oracle exited 3: boom" in res.output
