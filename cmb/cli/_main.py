@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from cmb import __version__
-from cmb.catalog import Catalog, CatalogError, TaskEntry, validate, verify_entry
+from cmb.catalog import Catalog, CatalogError, TaskEntry, reproduce_entry, validate, verify_entry
 from cmb.grading import GraderConfigError, grade
 from cmb.models import Condition, GradeReport
 from cmb.settings import CmbSettings
@@ -189,6 +189,33 @@ def tasks_verify(ctx: click.Context, task_ids: tuple[str, ...], conditions: str,
             click.echo(json.dumps(payload))
     click.echo(f"{len(jobs) - failures}/{len(jobs)} verified", err=True)
     sys.exit(1 if failures else 0)
+
+
+@tasks.command("reproduce")
+@click.argument("task_id")
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the runs in this folder instead of a temporary one.",
+)
+@click.pass_context
+def tasks_reproduce(ctx: click.Context, task_id: str, workdir: Path | None) -> None:
+    """Re-run a task's expensive step with the real code and compare with the committed reference values."""
+    entry = _entry(_catalog(ctx), task_id)
+    click.echo(f"re-running references/{task_id}/reproduce/reproduce.sh ...", err=True)
+    result = reproduce_entry(entry, workdir)
+    if result.error:
+        click.echo(f"error: {result.error}", err=True)
+        sys.exit(1)
+    for v in result.values:
+        click.echo(f"  {'ok  ' if v.passed else 'FAIL'} {v.key:<24} {v.message}")
+    for f in result.files:
+        layout = "same layout" if f.identical_layout else "different layout"
+        click.echo(f"  file {f.name:<24} {f.numbers} numbers, {layout}, max relative difference {f.max_rel_diff:.2e}")
+    verdict = "reproduced" if result.ok else "NOT reproduced"
+    click.echo(f"{task_id}: {verdict} in {result.seconds:.1f} s")
+    sys.exit(0 if result.ok else 1)
 
 
 def _render_report(report: GradeReport) -> str:

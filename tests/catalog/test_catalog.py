@@ -191,3 +191,40 @@ def test_task_hash_changes_with_prompt(tmp_path):
     before = Catalog.load(root).get("demo-eos").task_hash()
     (root / "tasks" / "demo" / "demo-eos" / "prompt.full.md").write_text("changed")
     assert Catalog.load(root).get("demo-eos").task_hash() != before
+
+
+def _with_reproduce(root: Path, script: str) -> Path:
+    rdir = root / "references" / "demo-eos" / "reproduce"
+    rdir.mkdir(parents=True)
+    (rdir / "reproduce.sh").write_text(script)
+    return root
+
+
+def test_reproduce_within_the_grader_tolerance(tmp_path):
+    from cmb.catalog import reproduce_entry
+
+    script = (
+        'mkdir -p "$1/workspace/data"\n'
+        'printf "10.0 -15.80\\n10.2 -15.82\\n" > "$1/workspace/data/ev.dat"\n'
+        "echo '{\"a0\": 5.47}' > \"$1/values.json\"\n"
+    )
+    entry = Catalog.load(_with_reproduce(make_suite(tmp_path), script)).get("demo-eos")
+    result = reproduce_entry(entry)
+    assert result.ok, result
+    assert result.files[0].identical_layout and result.files[0].max_rel_diff == 0.0
+
+
+def test_reproduce_outside_tolerance_fails(tmp_path):
+    from cmb.catalog import reproduce_entry
+
+    script = "echo '{\"a0\": 5.60}' > \"$1/values.json\"\n"  # 2.4% off, tolerance 0.5%
+    entry = Catalog.load(_with_reproduce(make_suite(tmp_path), script)).get("demo-eos")
+    result = reproduce_entry(entry)
+    assert not result.ok and "outside" in result.values[0].message
+
+
+def test_reproduce_without_script_says_so(tmp_path):
+    from cmb.catalog import reproduce_entry
+
+    result = reproduce_entry(Catalog.load(make_suite(tmp_path)).get("demo-eos"))
+    assert not result.ok and "no expensive step" in (result.error or "")
