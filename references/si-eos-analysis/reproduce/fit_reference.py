@@ -38,8 +38,10 @@ def main() -> None:
     a0 = (4 * v0 * nat) ** (1 / 3)  # fcc conventional cube holds 4 primitive cells
     for vi, ei in zip(v, e, strict=True):
         print(f"  V = {vi:8.4f} A^3/atom  E = {ei:.6f} eV/atom")
-    print(f"ASE birchmurnaghan: a0 = {a0:.5f} A, V0 = {v0:.5f} A^3/atom, B0 = {b * EV_A3_GPA:.3f} GPa, "
-          f"E0 = {e0:.6f} eV/atom")
+    print(
+        f"ASE birchmurnaghan: a0 = {a0:.5f} A, V0 = {v0:.5f} A^3/atom, B0 = {b * EV_A3_GPA:.3f} GPa, "
+        f"E0 = {e0:.6f} eV/atom"
+    )
     # Cross-check: BM3 is a cubic polynomial in V^(-2/3), so a linear least-squares fit gives it exactly.
     x = v ** (-2 / 3)
     c = np.polyfit(x, e, 3)

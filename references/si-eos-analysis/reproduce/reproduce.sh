@@ -14,8 +14,9 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=$(mkdir -p "${1:-si-eos-reproduce}" && cd "${1:-si-eos-reproduce}" && pwd)
 pseudo_name=Si.pbe-rrkj.UPF
-# celldm(1) in bohr: seven points 0.15 bohr apart (about +-4.4% in a) around the PBE minimum.
-alats=(9.85 10.00 10.15 10.30 10.45 10.60 10.75)
+# celldm(1) in bohr: seven points 0.15 bohr apart (about +-4.4% in a) around the PBE minimum, placed so that
+# the minimum falls between two points (no point lies within 0.7% of a0: reading off the lowest point fails).
+alats=(9.82 9.97 10.12 10.27 10.42 10.57 10.72)
 
 find_pseudo() {
     local d
