@@ -35,6 +35,9 @@ MAX_SITES = 1000
 # Bounds the number of candidate lattice mappings examined (high-symmetry lattices have many).
 _MAX_MAPPINGS = 2000
 _COLLINEAR_COS = 0.99
+# Distance tolerance (Å) for the translations that reduce a cell to its primitive one. Small, because the
+# reduced vectors inherit errors of this size when they cannot be rebuilt exactly from the given lattice.
+_REDUCE_SYMPREC = 0.01
 
 StructureFormat = Literal["auto", "poscar", "cif", "extxyz"]
 LATTICE_PARAMETERS = ("a", "b", "c", "alpha", "beta", "gamma")
@@ -135,7 +138,7 @@ def parse_structure(text: str, name: str, fmt: StructureFormat = "auto", species
 def _parse_poscar(text: str, name: str, species: list[str] | None) -> Structure:
     from pymatgen.io.vasp.inputs import Poscar
 
-    lines = [ln for ln in text.splitlines()]
+    lines = text.splitlines()
     if len(lines) < 7:
         raise SubmissionError(f"{name}: too short for a POSCAR ({len(lines)} lines)")
     # Line 6 holds the species names (VASP 5+) or, in the VASP 4 format, the atom counts.
@@ -156,8 +159,8 @@ def _parse_poscar(text: str, name: str, species: list[str] | None) -> Structure:
         # VASP 6 may write 'Ni_pv/<hash>' style names; the element is what counts.
         lines[5] = " ".join(t.split("/")[0].split("_")[0] for t in tokens)
         text = "\n".join(lines)
-    poscar = Poscar.from_str(text, default_names=species if vasp4 else None, read_velocities=False)
-    return poscar.structure.copy(site_properties={})
+    s = Poscar.from_str(text, default_names=species if vasp4 else None, read_velocities=False).structure
+    return Structure(s.lattice, s.species, s.frac_coords)  # drops selective dynamics and velocities
 
 
 def _parse_cif(text: str, name: str, species: list[str] | None) -> Structure:
@@ -170,7 +173,7 @@ def _parse_cif(text: str, name: str, species: list[str] | None) -> Structure:
     props: dict[str, Any] = {}
     if "magmom" in s.site_properties:
         props["magmom"] = [_moment_vector(m) for m in s.site_properties["magmom"]]
-    return s.copy(site_properties=props)
+    return Structure(s.lattice, s.species, s.frac_coords, site_properties=props)
 
 
 def _parse_extxyz(text: str, name: str, species: list[str] | None) -> Structure:
@@ -253,6 +256,15 @@ def _decorated(structure: Structure, signs: list[int]) -> Structure:
     return Structure(structure.lattice, species, structure.frac_coords)
 
 
+def _fractions(structure: Structure, signs: list[int]) -> dict[str, tuple[float, float]]:
+    """Per element: the fractions of its sites with up and with down moments."""
+    counts: dict[str, list[int]] = {}
+    for site, s in zip(structure, signs, strict=True):
+        c = counts.setdefault(site.specie.symbol, [0, 0, 0])
+        c[s + 1] += 1
+    return {el: (round(c[2] / sum(c), 6), round(c[0] / sum(c), 6)) for el, c in counts.items()}
+
+
 def _order_summary(structure: Structure, signs: list[int]) -> str:
     per: dict[str, list[int]] = {}
     for site, s in zip(structure, signs, strict=True):
@@ -274,7 +286,34 @@ def _plain(structure: Structure) -> Structure:
 
 
 def _primitive(structure: Structure) -> Structure:
-    return structure.get_primitive_structure().get_reduced_structure()
+    """The primitive cell (spglib, positions not idealised; pymatgen's own search is far slower on big cells).
+
+    Species are told apart by equality, so spin-decorated species give the magnetic cell. When no smaller cell
+    is found within the tolerance (a noisy supercell), the cell is kept as it is.
+    """
+    import spglib
+
+    kinds = list(dict.fromkeys(structure.species))
+    numbers = [kinds.index(sp) for sp in structure.species]
+    cell = (structure.lattice.matrix.tolist(), structure.frac_coords.tolist(), numbers)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reduced = spglib.standardize_cell(cell, to_primitive=True, no_idealize=True, symprec=_REDUCE_SYMPREC)
+    except Exception:  # spglib raises its own error types on degenerate cells
+        reduced = None
+    if reduced is None or len(reduced[2]) > len(structure) or len(structure) % len(reduced[2]):
+        return structure.get_reduced_structure()
+    lattice, positions, found = (np.asarray(x, dtype=float) for x in reduced)
+    # spglib builds the vectors from (noisy) atom translations; rebuild them exactly from the given lattice,
+    # whose vectors are integer combinations of the primitive ones (so the inverse has entries k / index).
+    index = len(structure) // len(found)
+    original = structure.lattice.matrix
+    transform = lattice @ np.linalg.inv(original)
+    exact = np.round(transform * index) / index
+    clean = exact @ original if np.max(np.abs(transform - exact)) < 0.25 / index else lattice
+    frac = positions @ lattice @ np.linalg.inv(clean)
+    return Structure(clean, [kinds[int(n)] for n in found], frac).get_reduced_structure()
 
 
 def _lattice_errors(ref: Lattice, act: Lattice, ltol: float, atol: float) -> tuple[float, float] | None:
@@ -293,9 +332,8 @@ def _lattice_errors(ref: Lattice, act: Lattice, ltol: float, atol: float) -> tup
     return best
 
 
-def _check_lattice(expected: Structure, actual: Structure, params: StructureParams) -> str | None:
+def _check_lattice(prim_e: Structure, prim_a: Structure, params: StructureParams) -> str | None:
     """None when the primitive lattices agree; else why not. Skipped when the primitive cells differ in size."""
-    prim_e, prim_a = _primitive(expected), _primitive(actual)
     if len(prim_e) != len(prim_a):
         return None  # not reducible to the same cell here; the structure matcher decides
     tight = _lattice_errors(prim_e.lattice, prim_a.lattice, params.lattice_rel_tol, params.angle_tol)
@@ -335,23 +373,25 @@ def compare_structures(actual: Structure, expected: Structure, params: Structure
             f"volume per atom {vpa_a:.4g} Å³ differs from the reference {vpa_e:.4g} Å³ by "
             f"{vol_err * 100:.3g}% (tolerance {params.lattice_rel_tol * 100:g}%)"
         )
-    lattice_problem = _check_lattice(plain_e, plain_a, params)
+    prim_e, prim_a = _primitive(plain_e), _primitive(plain_a)
+    lattice_problem = _check_lattice(prim_e, prim_a, params)
     if lattice_problem is not None:
         return fail(lattice_problem)
+    # Cells are already reduced here; the matcher's own primitive search is slow on large cells.
     matcher = StructureMatcher(
         ltol=params.ltol,
         stol=params.stol,
         angle_tol=params.angle_tol,
-        primitive_cell=True,
+        primitive_cell=False,
         scale=False,
         attempt_supercell=True,
     )
-    if not matcher.fit(plain_e, plain_a):
+    if not matcher.fit(prim_e, prim_a):
         return fail(
             f"atomic arrangement does not match the reference within ltol={params.ltol:g}, "
             f"stol={params.stol:g}, angle_tol={params.angle_tol:g}°"
         )
-    rms = matcher.get_rms_dist(plain_e, plain_a)  # type: ignore[no-untyped-call]
+    rms = matcher.get_rms_dist(prim_e, prim_a)  # type: ignore[no-untyped-call]
     rms_text = f"rms displacement {rms[0]:.3g}" if rms is not None else "matched"
     summary = f"same crystal as the reference ({rms_text}, volume per atom within {vol_err * 100:.2g}%)"
     if not params.magnetic or "magmom" not in expected.site_properties:
@@ -382,19 +422,19 @@ def _compare_magnetic(
     except ValueError as exc:
         return Outcome(False, f"submitted magnetic moments: {exc}", order_e, act_desc)
     order_a = _order_summary(actual, signs_a)
-    dec_e = _decorated(expected, signs_e)
+    dec_e = _primitive(_decorated(expected, signs_e))
     for flip in (1, -1):
-        if matcher.fit(dec_e, _decorated(actual, [flip * s for s in signs_a])):
+        if matcher.fit(dec_e, _primitive(_decorated(actual, [flip * s for s in signs_a]))):
             flipped = " (globally spin-flipped)" if flip == -1 else ""
             return Outcome(True, f"{summary}; collinear magnetic order matches{flipped}: {order_a}", order_e, order_a)
     hint = ""
-    magnetic_cell = len(_primitive(dec_e))
+    magnetic_cell = len(dec_e)
     if len(actual) % magnetic_cell:
         hint = (
             f"; the submitted cell ({len(actual)} sites) cannot hold the reference order, whose magnetic cell "
             f"has {magnetic_cell} sites"
         )
-    elif sorted(signs_a) == sorted(signs_e) or sorted(signs_a) == sorted(-s for s in signs_e):
+    elif _fractions(actual, signs_a) in (_fractions(expected, signs_e), _fractions(expected, [-s for s in signs_e])):
         hint = "; same numbers of up and down moments but a different arrangement (another magnetic order)"
     return Outcome(
         False,
@@ -429,8 +469,10 @@ def conventional_parameters(structure: Structure, symprec: float) -> tuple[dict[
     """a, b, c, alpha, beta, gamma of the conventional standard cell, and the space-group symbol."""
     from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
 
-    analyzer = SpacegroupAnalyzer(_plain(structure), symprec=symprec)
-    conv = analyzer.get_conventional_standard_structure()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # spglib's deprecation notices about its own error handling
+        analyzer = SpacegroupAnalyzer(_plain(structure), symprec=symprec)
+        conv = analyzer.get_conventional_standard_structure()
     values = [*conv.lattice.abc, *conv.lattice.angles]
     return dict(zip(LATTICE_PARAMETERS, (float(v) for v in values), strict=True)), analyzer.get_space_group_symbol()
 
