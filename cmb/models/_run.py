@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
 from cmb.models._base import SCHEMA_VERSION, CmbModel
 from cmb.models._report import GradeReport
-from cmb.models._task import Condition, ResourceProfile
+from cmb.models._task import DEFAULT_PROFILES, Condition, ResourceProfile
 
 _KEY_PART_FORBIDDEN = set("/\\\0") | {" "}
 
@@ -83,6 +85,9 @@ class Usage(CmbModel):
     reasoning_tokens: int = 0
     model_cost_usd: float | None = Field(default=None, description="None when the model is unpriced")
     price_table: str | None = Field(default=None, description="Version of the price table used")
+    source: str | None = Field(
+        default=None, description="'gateway' (metered), 'agent-report' (the program's own token counts), None"
+    )
 
 
 class RunRecord(CmbModel):
@@ -110,6 +115,21 @@ class RunRecord(CmbModel):
     task_hash: str
     grader_hash: str
     harness_version: str
+    # added with the attempt runner; defaults keep older records loadable
+    backend: str | None = Field(default=None, description="Sandbox backend the attempt ran on")
+    sandbox_warnings: list[str] = Field(default_factory=list, description="Degraded isolation, skipped files ...")
+    audit_flags: dict[str, bool] = Field(
+        default_factory=dict, description="log_intact, code_invoked, job_done, wallclock_ok, network_isolated"
+    )
+    agent_exit_code: int | None = Field(default=None, description="Exit status of the agent program")
+    agent_seconds: float | None = Field(default=None, ge=0, description="Wall-clock seconds of the agent phase")
+    agent_steps: int | None = Field(default=None, description="Steps the agent reported or replayed")
+    agent_reported_usage: dict[str, Any] | None = Field(
+        default=None, description="The agent program's own usage report, as parsed; never trusted for cost"
+    )
+    code_calls: int = Field(default=0, ge=0, description="Verified calls of wrapped simulation codes")
+    submitted_files: list[str] = Field(default_factory=list, description="Answer files collected for grading")
+    error: str | None = Field(default=None, description="Infrastructure, grader or adapter error, if any")
 
     @model_validator(mode="after")
     def _consistent(self) -> RunRecord:
@@ -120,21 +140,74 @@ class RunRecord(CmbModel):
         return self
 
 
+SWEEP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+# Fields that change neither which attempts exist nor how one runs: a resumed sweep may change them freely.
+_HASH_EXCLUDED = frozenset({"max_concurrency", "concurrency", "retry_backoff_s", "launcher_resources"})
+
+
 class SweepSpec(CmbModel):
     """agents x tasks x conditions x trials, with resources per condition."""
 
     version: int = SCHEMA_VERSION
-    name: str = Field(description="Sweep name (MLflow experiment)")
+    name: str = Field(description="Sweep name (MLflow experiment, results partition)")
     agents: list[str] = Field(min_length=1)
     tasks: list[str] = Field(default_factory=lambda: ["all"], description="'all', ids, or study:NAME")
     conditions: list[Condition] = Field(default_factory=lambda: [Condition.SF])
     trials: int = Field(default=1, ge=1)
     backend: str = Field(default="auto")
     profiles: dict[str, ResourceProfile] = Field(default_factory=dict, description="Overrides by profile name")
-    max_concurrency: int = Field(default=2, ge=1)
+    condition_profiles: dict[Condition, str] = Field(
+        default_factory=dict,
+        description="Profile name per condition; a condition not listed uses its task's own profile "
+        "(tasks default to 'single', workflows to 'workflow')",
+    )
+    max_concurrency: int = Field(default=2, ge=1, description="Attempts running at once, all profiles together")
+    concurrency: dict[str, int] = Field(
+        default_factory=dict, description="Slots per profile name (default: max_concurrency); backpressure per profile"
+    )
     max_retries: int = Field(default=2, ge=0, description="Infrastructure retries per attempt")
+    retry_backoff_s: float = Field(default=2.0, ge=0, description="First retry delay in s, doubled per retry")
+    launcher_resources: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="Ray resources a launcher of a profile requests (e.g. {'workflow': {'cmb-workflow-node': 1}}), "
+        "so Ray places and autoscales launchers per profile",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not SWEEP_NAME.match(v):
+            raise ValueError(f"sweep name {v!r} must be letters, digits, '.', '_' or '-' (at most 100)")
+        return v
+
+    @field_validator("concurrency")
+    @classmethod
+    def _slots(cls, v: dict[str, int]) -> dict[str, int]:
+        for name, n in v.items():
+            if n < 1:
+                raise ValueError(f"concurrency of profile {name!r} must be at least 1")
+        return v
 
     def spec_hash(self) -> str:
         """Hash of everything that changes which attempts exist or how they run."""
-        payload = self.model_dump(mode="json", exclude={"max_concurrency"})
+        payload = self.model_dump(mode="json", exclude=set(_HASH_EXCLUDED))
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+    def profile(self, name: str) -> ResourceProfile:
+        """A profile by name: the sweep's override, else the built-in default."""
+        if name in self.profiles:
+            return self.profiles[name]
+        try:
+            return DEFAULT_PROFILES[name]
+        except KeyError:
+            known = sorted({*DEFAULT_PROFILES, *self.profiles})
+            raise KeyError(f"unknown resource profile {name!r}; known: {known}") from None
+
+    def profile_name(self, condition: Condition, task_profile: str) -> str:
+        """The profile an attempt under `condition` of a task whose own profile is `task_profile` runs with."""
+        return self.condition_profiles.get(condition, task_profile)
+
+    def slots(self, profile_name: str) -> int:
+        """Attempts of one profile allowed to run at once."""
+        return min(self.concurrency.get(profile_name, self.max_concurrency), self.max_concurrency)

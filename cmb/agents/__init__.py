@@ -1,0 +1,50 @@
+"""Agents registered by name: oracle, null, replay, and external programs configured in YAML."""
+
+from cmb.agents._base import (
+    AGENTS,
+    Agent,
+    AgentContext,
+    AgentOutcome,
+    GatewayAccess,
+    SandboxPaths,
+    get_agent,
+    register_agent,
+)
+from cmb.agents._builtin import NullAgent, OracleAgent
+from cmb.agents._external import (
+    USAGE_PARSERS,
+    AgentSetupError,
+    ExternalAgent,
+    ExternalAgentSpec,
+    load_external_specs,
+    load_user_agents,
+    register_external,
+    register_usage_parser,
+)
+from cmb.agents._replay import ReplayAgent, Run, WriteFile, dump_trajectory, load_trajectory
+
+__all__ = [
+    "AGENTS",
+    "USAGE_PARSERS",
+    "Agent",
+    "AgentContext",
+    "AgentOutcome",
+    "AgentSetupError",
+    "ExternalAgent",
+    "ExternalAgentSpec",
+    "GatewayAccess",
+    "NullAgent",
+    "OracleAgent",
+    "ReplayAgent",
+    "Run",
+    "SandboxPaths",
+    "WriteFile",
+    "dump_trajectory",
+    "get_agent",
+    "load_external_specs",
+    "load_user_agents",
+    "load_trajectory",
+    "register_agent",
+    "register_external",
+    "register_usage_parser",
+]

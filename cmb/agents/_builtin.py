@@ -1,0 +1,36 @@
+"""Agents that need no model: `null` submits nothing, `oracle` runs the task's reference solution."""
+
+from __future__ import annotations
+
+from cmb.agents._base import Agent, AgentContext, AgentOutcome, register_agent
+
+ORACLE_DIR = ".oracle/solution"
+
+
+@register_agent("null")
+class NullAgent(Agent):
+    """Does nothing and submits nothing: every task must fail with it."""
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        """Run `true` under the supervisor, so the attempt still goes through every phase."""
+        return AgentOutcome.from_exec(ctx.exec(["true"]), steps=0)
+
+
+@register_agent("oracle")
+class OracleAgent(Agent):
+    """Runs the task's own solution/solve.sh: proves the task solvable through the whole pipeline.
+
+    The only agent that sees anything from references/: its task's solution folder, copied to a path outside the
+    working folder the answers are collected from.
+    """
+
+    sees_solution = True
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        """Copy solution/ in, run solve.sh in the working folder with CMB_SOLUTION_DIR set."""
+        if ctx.solution_dir is None or not (ctx.solution_dir / "solve.sh").is_file():
+            return AgentOutcome(exit_code=None, error=f"task {ctx.task.id} has no solution/solve.sh")
+        ctx.put_dir(ctx.solution_dir, ORACLE_DIR)
+        solution = f"{ctx.paths.root}/{ORACLE_DIR}"
+        result = ctx.exec(["bash", f"{solution}/solve.sh"], env={"CMB_SOLUTION_DIR": solution})
+        return AgentOutcome.from_exec(result, steps=1)

@@ -1,0 +1,688 @@
+"""One attempt's lifecycle: stage -> sandbox -> agent (supervised) -> collect -> audit -> grade -> RunRecord."""
+
+from __future__ import annotations
+
+import fcntl
+import fnmatch
+import json
+import shutil
+import socket
+import struct
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cmb import __version__
+from cmb.agents import Agent, AgentContext, AgentOutcome, GatewayAccess, SandboxPaths
+from cmb.catalog import PROMPT_NAME, CatalogError, TaskEntry, stage_bundle
+from cmb.grading import GraderConfigError, grade, grader_hash
+from cmb.models import (
+    DEFAULT_PROFILES,
+    Category,
+    FailureClass,
+    GradeReport,
+    PhaseTimings,
+    ResourceProfile,
+    RunKey,
+    RunRecord,
+    Usage,
+)
+from cmb.runner._artifacts import ArtifactDir, artifacts_path, write_atomic
+from cmb.runner._audit import AuditInput, AuditReport, NetworkProbe, audit, sha256_file
+from cmb.runner._codelog import KeyRing, accept_head, code_table, parse_heads, verify_log
+from cmb.runner._supervise import CODES_NAME, HEAD_PREFIX, LOG_NAME, WRAPPER_NAME
+from cmb.runner._usage import usage_from_report
+from cmb.sandbox import ExecResult, Sandbox, SandboxError, SandboxSpec
+
+WORK_DIR = "work"
+HOME_DIR = ".agent"
+HARNESS_DIR = ".cmb"
+SUPERVISOR = Path(__file__).with_name("_supervise.py")
+WRAPPER = Path(__file__).with_name("_codewrap.py")
+NETPROBE = Path(__file__).with_name("_netprobe.py")
+PUBLIC_PROBES = ("1.1.1.1:443", "8.8.8.8:53", "dns:example.com")
+GRACE_S = 60.0  # beyond the supervisor's own deadline, before the sandbox kills the command
+PROBE_TIMEOUT_S = 30.0
+
+_CATEGORY_CLASS = {
+    Category.FORMAT: FailureClass.FORMAT,
+    Category.SOFTWARE: FailureClass.SOFTWARE,
+    Category.SCIENTIFIC: FailureClass.SCIENTIFIC,
+}
+
+
+@dataclass
+class RunOptions:
+    """How to run an attempt, beyond the task and the agent."""
+
+    home: Path = Path("cmb-data")
+    image: str = "cmb-agent:latest"
+    gateway: GatewayAccess = field(default_factory=GatewayAccess)
+    profiles: dict[str, ResourceProfile] = field(default_factory=dict)  # overrides of DEFAULT_PROFILES by name
+    time_limit_s: int | None = None  # overrides the task's and the profile's
+    cpus: float | None = None  # overrides the profile's (a machine smaller than the profile)
+    memory_gib: float | None = None
+    queued_at: datetime | None = None
+    check_network: bool = True  # probe the sandbox; a reachable network voids the attempt (infrastructure)
+    collect_max_bytes: int = 256 * 1024 * 1024
+    readonly_mounts: dict[str, Path] = field(default_factory=dict)  # sandbox path -> host path (manuals)
+    usage_meter: Callable[[RunKey], Usage | None] | None = None  # the gateway's metered usage, when there is one
+    retries: int = 0
+
+
+def resolve_profile(entry: TaskEntry, options: RunOptions) -> ResourceProfile:
+    """The condition's resource profile: the task's profile name, overridden by the options, then the time limit."""
+    name = entry.spec.resources
+    profiles = {**DEFAULT_PROFILES, **options.profiles}
+    if name not in profiles:
+        raise KeyError(f"task {entry.id} asks for resource profile {name!r}; known: {sorted(profiles)}")
+    profile = profiles[name]
+    update: dict[str, Any] = {"time_limit_s": options.time_limit_s or entry.spec.time_limit_s or profile.time_limit_s}
+    if options.cpus is not None:
+        update["cpus"] = options.cpus
+    if options.memory_gib is not None:
+        update["memory_gib"] = options.memory_gib
+    return ResourceProfile.model_validate({**profile.model_dump(), **update})
+
+
+def time_notice(seconds: int, answer_files: list[str]) -> tuple[str, str]:
+    """The budget notice put before the prompt, and the reminder put after it."""
+    minutes = seconds / 60
+    span = f"{minutes:.0f} minutes" if minutes >= 2 else f"{seconds} seconds"
+    head = (
+        f"> **Time budget:** you have {span} of wall-clock time for this task, counted from now. The limit is "
+        "enforced: when it is reached every process is stopped and only the files already written are graded.\n\n"
+    )
+    tail = (
+        f"\n\n> **Reminder:** leave {', '.join(answer_files)} in the working folder before the {span} are up; "
+        "write a first version early and improve it.\n"
+    )
+    return head, tail
+
+
+class _Infrastructure(Exception):
+    """The harness or the sandbox failed; never the agent's fault."""
+
+
+class _Context(AgentContext):
+    """The runner's AgentContext: supervised exec with per-segment keys, bounded copies, one deadline."""
+
+    def __init__(self, sandbox: Sandbox, ring: KeyRing, deadline: float, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.sandbox = sandbox
+        self.ring = ring
+        self.deadline = deadline
+        self.killed: set[str] = set()
+
+    def remaining_s(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def exec(
+        self,
+        argv: list[str],
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        timeout_s: float | None = None,
+    ) -> ExecResult:
+        budget = min(timeout_s or self.remaining_s(), self.remaining_s())
+        if budget <= 0:
+            return ExecResult(exit_code=124, stdout="", stderr="time limit reached\n", duration_s=0.0, timed_out=True)
+        seg = self.ring.new()
+        self.put_files({f"key.{seg.id}": seg.key.hex()}, HARNESS_DIR)
+        harness = self.paths.harness
+        full = ["python3", f"{harness}/_supervise.py", harness, seg.id, f"{budget:.1f}", cwd or self.paths.work, "--"]
+        result = self.sandbox.exec(full + argv, timeout_s=budget + GRACE_S, env={**self.base_env, **(env or {})})
+        stderr_lines = []
+        for line in result.stderr.splitlines(keepends=True):
+            if line.startswith(HEAD_PREFIX):
+                for head in parse_heads(line):
+                    accept_head(self.ring, head)
+            else:
+                stderr_lines.append(line)
+        timed_out = result.timed_out or (seg.head is not None and seg.head.timed_out)
+        if seg.head is None and (result.timed_out or result.oom_killed or result.disk_exceeded):
+            self.killed.add(seg.id)  # the sandbox killed the supervisor itself: no head can exist
+        return ExecResult(
+            exit_code=result.exit_code,
+            stdout=result.stdout,
+            stderr="".join(stderr_lines),
+            duration_s=result.duration_s,
+            timed_out=timed_out,
+            oom_killed=result.oom_killed,
+            disk_exceeded=result.disk_exceeded,
+        )
+
+    def put_dir(self, src: Path, dest: str) -> None:
+        self.sandbox.put(src, dest)
+
+    def put_files(self, files: dict[str, str | bytes], dest: str) -> None:
+        with tempfile.TemporaryDirectory(prefix="cmb-put-") as tmp:
+            for name, content in files.items():
+                path = Path(tmp) / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(content.encode() if isinstance(content, str) else content)
+            self.sandbox.put(Path(tmp), dest)
+
+    def fetch(self, src: str, dest: Path, max_bytes: int = 64 * 1024 * 1024) -> bool:
+        rel = _relative(src, self.paths.root)
+        return fetch_into(self.sandbox, rel, dest, max_bytes)
+
+
+def _relative(path: str, root: str) -> str:
+    if path.startswith(root.rstrip("/") + "/"):
+        return path[len(root.rstrip("/")) + 1 :]
+    return path
+
+
+def fetch_into(sandbox: Sandbox, rel: str, dest: Path, max_bytes: int) -> bool:
+    """Copy a sandbox path into `dest`: a file lands as dest/<name>, a folder's contents land in dest.
+
+    Backends may deliver a folder either as its contents or wrapped in its own name; both are normalised here.
+    """
+    name = Path(rel).name or "."
+    with tempfile.TemporaryDirectory(prefix="cmb-get-") as tmp:
+        staging = Path(tmp) / "x"
+        staging.mkdir()
+        try:
+            sandbox.get(rel, staging, max_bytes=max_bytes)
+        except FileNotFoundError:
+            return False
+        entries = list(staging.iterdir())
+        if not entries:
+            return False
+        if len(entries) == 1 and entries[0].name == name and entries[0].is_dir() and not entries[0].is_symlink():
+            staging = entries[0]
+        dest.mkdir(parents=True, exist_ok=True)
+        for item in staging.iterdir():
+            target = dest / item.name
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            shutil.move(str(item), str(target))
+    return True
+
+
+def _host_addresses() -> list[str]:
+    """IPv4 addresses of this host's interfaces other than loopback (docker bridges included)."""
+    addrs: set[str] = set()
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for _, name in socket.if_nameindex():
+            try:
+                packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name[:15].encode()))  # SIOCGIFADDR
+            except OSError:
+                continue
+            addr = socket.inet_ntoa(packed[20:24])
+            if not addr.startswith("127."):
+                addrs.add(addr)
+    return sorted(addrs)
+
+
+class _Listener:
+    """A TCP listener on every host address: a connection from the sandbox proves it has a network."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("0.0.0.0", 0))  # noqa: S104 - the point is to be reachable from any interface
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.peers: list[str] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, peer = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.peers.append(f"{peer[0]}:{peer[1]}")
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(2)
+        self.sock.close()
+
+
+def probe_network(sandbox: Sandbox, paths: SandboxPaths, gateway_url: str | None, env: dict[str, str]) -> NetworkProbe:
+    """Try the host's own addresses and public ones from inside the sandbox, before the agent runs."""
+    listener = _Listener()
+    try:
+        targets = [f"{a}:{listener.port}" for a in _host_addresses()] + list(PUBLIC_PROBES)
+        argv = ["python3", f"{paths.harness}/_netprobe.py", *targets]
+        result = sandbox.exec(argv, timeout_s=PROBE_TIMEOUT_S, env=env)
+        time.sleep(0.2)
+    finally:
+        listener.close()
+    if result.exit_code != 0 or result.timed_out:
+        return NetworkProbe(ran=False, error=(result.stderr or result.stdout)[-300:] or f"exit {result.exit_code}")
+    try:
+        reached = [str(r) for r in json.loads(result.stdout.strip().splitlines()[-1])]
+    except (ValueError, IndexError):
+        return NetworkProbe(ran=False, error=f"unreadable probe output {result.stdout[-200:]!r}")
+    gateway = _gateway_hostport(gateway_url)
+    reached = [r for r in reached if r != gateway]
+    reached += [f"listener<-{p}" for p in listener.peers if f"listener<-{p}" not in reached]
+    return NetworkProbe(ran=True, reached=sorted(set(reached)))
+
+
+def _gateway_hostport(url: str | None) -> str | None:
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.hostname}:{port}"
+
+
+def _answer_paths(collected: Path, patterns: list[str]) -> list[Path]:
+    """Collected files matching the task's answer_files (names, folders or glob patterns)."""
+    found: list[Path] = []
+    for pattern in patterns:
+        direct = collected / pattern
+        if direct.is_dir() and not direct.is_symlink():
+            found += [p for p in direct.rglob("*") if p.is_file() and not p.is_symlink()]
+        elif direct.is_file() and not direct.is_symlink():
+            found.append(direct)
+        elif any(ch in pattern for ch in "*?["):
+            found += [
+                p
+                for p in collected.rglob("*")
+                if p.is_file() and not p.is_symlink() and fnmatch.fnmatch(str(p.relative_to(collected)), pattern)
+            ]
+    return sorted(set(found))
+
+
+def _copy_answers(collected: Path, patterns: list[str], dest: Path) -> list[str]:
+    dest.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for path in _answer_paths(collected, patterns):
+        rel = path.relative_to(collected)
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, dest / rel)
+        copied.append(str(rel))
+    return copied
+
+
+@dataclass
+class _State:
+    """What the phases accumulate, so a failure at any point still yields a complete record."""
+
+    timings: dict[str, float] = field(default_factory=dict)
+    outcome: AgentOutcome | None = None
+    audit: AuditReport | None = None
+    report: GradeReport | None = None
+    infra_error: str | None = None
+    grader_error: str | None = None
+    collected: list[str] = field(default_factory=list)
+    network: NetworkProbe | None = None
+    marks: dict[str, float] = field(default_factory=dict)
+    sandbox_warnings: list[str] = field(default_factory=list)
+
+    def phase(self, name: str) -> _Phase:
+        return _Phase(self, name)
+
+
+class _Phase:
+    def __init__(self, state: _State, name: str) -> None:
+        self.state, self.name = state, name
+
+    def __enter__(self) -> None:
+        self.start = time.monotonic()
+
+    def __exit__(self, *exc: object) -> None:
+        self.state.timings[self.name] = self.state.timings.get(self.name, 0.0) + time.monotonic() - self.start
+
+
+def run_attempt(
+    key: RunKey,
+    entry: TaskEntry,
+    agent: Agent,
+    backend: type[Sandbox],
+    options: RunOptions | None = None,
+) -> RunRecord:
+    """Run one attempt to its RunRecord; artifacts land under CMB_HOME/artifacts/<sweep>/<slug>/.
+
+    Infrastructure failures (a SandboxError, a broken adapter, a leaky sandbox) come back as a record with
+    failure class `infrastructure`, for the scheduler to retry; they are never the agent's.
+    """
+    options = options or RunOptions()
+    if key.task != entry.id:
+        raise ValueError(f"run key is for task {key.task!r}, entry is {entry.id!r}")
+    started_at = datetime.now(UTC)
+    profile = resolve_profile(entry, options)
+    art = ArtifactDir(artifacts_path(options.home, key))
+    state = _State()
+    ring = KeyRing()
+    staged_hashes: dict[str, str] = {}
+    killed: frozenset[str] = frozenset()
+    collected_dir: Path | None = None
+    sandbox: Sandbox | None = None
+    agent_seconds = 0.0
+    log_text = ""
+    with tempfile.TemporaryDirectory(prefix="cmb-attempt-") as tmp_name:
+        tmp = Path(tmp_name)
+        try:
+            with state.phase("setup"):
+                paths_rel, prompt = _stage(entry, key, profile, tmp, staged_hashes)
+                spec = SandboxSpec(
+                    name=key.slug,
+                    profile=profile,
+                    image=options.image,
+                    env=_base_env(),
+                    gateway_url=options.gateway.base_url,
+                    readonly_mounts=dict(options.readonly_mounts),
+                )
+                sandbox = backend(spec)
+                sandbox.start()
+                root = _probe_root(sandbox)
+                paths = SandboxPaths(
+                    root=root,
+                    work=f"{root}/{WORK_DIR}",
+                    home=f"{root}/{HOME_DIR}",
+                    harness=f"{root}/{HARNESS_DIR}",
+                    prompt_file=f"{root}/{WORK_DIR}/{PROMPT_NAME}",
+                )
+                sandbox.put(paths_rel["work"], WORK_DIR)
+                sandbox.put(paths_rel["harness"], HARNESS_DIR)
+                sandbox.put(paths_rel["home"], HOME_DIR)
+                env = {**sandbox.thread_env(), **_base_env(), "HOME": paths.home}
+                gateway = GatewayAccess(
+                    base_url=sandbox.gateway_url if options.gateway.base_url else None,
+                    api_key=options.gateway.api_key,
+                    model=options.gateway.model,
+                )
+                if options.check_network:
+                    state.network = probe_network(sandbox, paths, gateway.base_url, env)
+                else:
+                    state.network = NetworkProbe(ran=True, reached=[], error="not checked")
+            ctx = _Context(
+                sandbox,
+                ring,
+                time.monotonic() + profile.time_limit_s,
+                key=key,
+                task=entry.spec,
+                condition=key.condition,
+                prompt=prompt,
+                paths=paths,
+                gateway=gateway,
+                time_limit_s=profile.time_limit_s,
+                base_env=env,
+                artifacts_dir=art.path,
+                solution_dir=(entry.reference_dir / "solution") if agent.sees_solution else None,
+            )
+            with state.phase("agent"):
+                t0 = time.monotonic()
+                try:
+                    state.outcome = agent.run(ctx)
+                except (SandboxError, _Infrastructure):
+                    raise
+                except Exception as exc:  # an adapter bug is the harness's failure, not the agent's
+                    raise _Infrastructure(f"agent {agent.name!r} raised {type(exc).__name__}: {exc}") from exc
+                agent_seconds = time.monotonic() - t0
+            killed = frozenset(ctx.killed)
+            with state.phase("collect"):
+                collected_dir = _collect(sandbox, entry, paths, tmp, art.path, options, state)
+                log_text, heads_text = _collect_log(sandbox, paths, tmp)
+                for text in heads_text:
+                    try:
+                        accept_head(ring, json.loads(text))
+                    except ValueError:
+                        continue
+                write_atomic(art.path / "codelog.jsonl", log_text)
+        except Exception as exc:  # noqa: BLE001 - whatever the backend raised, the harness itself goes on
+            state.infra_error = f"{type(exc).__name__}: {exc}"
+        finally:
+            if sandbox is not None:
+                state.sandbox_warnings = list(sandbox.warnings)
+                try:
+                    sandbox.teardown()
+                except Exception as exc:  # noqa: BLE001 - the attempt is complete; a leftover is the janitor's
+                    state.sandbox_warnings.append(f"teardown failed: {type(exc).__name__}: {exc}")
+
+        if state.infra_error is None:
+            verdict = verify_log(log_text, ring, killed)
+            heads = [s.head.model_dump(mode="json") for s in ring.segments if s.head is not None]
+            write_atomic(art.path / "codelog-heads.json", json.dumps(heads, indent=1))
+            state.audit = audit(
+                AuditInput(
+                    required_codes=list(entry.spec.required_codes),
+                    verdict=verdict,
+                    heads=[s.head for s in ring.segments if s.head is not None],
+                    network=state.network or NetworkProbe(ran=False, error="no probe"),
+                    collected_dir=collected_dir,
+                    staged_hashes=staged_hashes,
+                    table=code_table(),
+                )
+            )
+            with state.phase("grade"):
+                try:
+                    state.report = grade(
+                        entry.grader(), entry.reference(), art.path / "submission", entry.reference_dir
+                    )
+                except (CatalogError, GraderConfigError) as exc:
+                    state.grader_error = f"{type(exc).__name__}: {exc}"
+
+    backend_name = getattr(backend, "backend", backend.__name__)
+    record = _record(key, entry, agent, options, profile, started_at, state, agent_seconds, backend_name)
+    _write_artifacts(art.path, record, state)
+    art.commit()
+    return record
+
+
+def _stage(
+    entry: TaskEntry, key: RunKey, profile: ResourceProfile, tmp: Path, staged_hashes: dict[str, str]
+) -> tuple[dict[str, Path], str]:
+    """Host folders for the bundle (with the time notice), the harness files and the agent's home."""
+    work = tmp / "stage-work"
+    stage_bundle(entry, key.condition, work)
+    head, tail = time_notice(profile.time_limit_s, list(entry.spec.answer_files))
+    prompt = head + entry.prompt(key.condition).rstrip() + tail
+    (work / PROMPT_NAME).write_text(prompt, encoding="utf-8")
+    for path in work.rglob("*"):
+        if path.is_file():
+            staged_hashes[str(path.relative_to(work))] = sha256_file(path)
+    harness = tmp / "stage-harness"
+    harness.mkdir()
+    shutil.copyfile(SUPERVISOR, harness / "_supervise.py")
+    shutil.copyfile(WRAPPER, harness / WRAPPER_NAME)
+    shutil.copyfile(NETPROBE, harness / "_netprobe.py")
+    (harness / CODES_NAME).write_text(code_table().model_dump_json(), encoding="utf-8")
+    home = tmp / "stage-home"
+    home.mkdir()
+    (home / ".keep").write_text("", encoding="utf-8")
+    return {"work": work, "harness": harness, "home": home}, prompt
+
+
+def _base_env() -> dict[str, str]:
+    """What every command in the sandbox sees besides the backend's own (PATH, threads): nothing of the harness's."""
+    return {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+
+
+def _probe_root(sandbox: Sandbox) -> str:
+    result = sandbox.exec(["/bin/sh", "-c", "pwd"], timeout_s=PROBE_TIMEOUT_S)
+    root = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    if result.exit_code != 0 or not root.startswith("/"):
+        raise SandboxError(f"cannot find the sandbox workdir (exit {result.exit_code}: {result.stderr[-200:]})")
+    return root
+
+
+def _collect(
+    sandbox: Sandbox,
+    entry: TaskEntry,
+    paths: SandboxPaths,
+    tmp: Path,
+    art: Path,
+    options: RunOptions,
+    state: _State,
+) -> Path | None:
+    """The working folder if it fits the bound, else the answer files one by one; answers go to submission/."""
+    collected = tmp / "collected"
+    collected.mkdir()
+    whole: Path | None = collected
+    try:
+        fetch_into(sandbox, WORK_DIR, collected, options.collect_max_bytes)
+    except (SandboxError, ValueError, OSError) as exc:
+        # too large or unreadable: fall back to the answers alone (an agent filling the disk still gets graded)
+        whole = None
+        shutil.rmtree(collected)
+        collected.mkdir()
+        state.marks["collect_fallback"] = 1.0
+        write_atomic(art / "collect-error.txt", f"{type(exc).__name__}: {exc}\n")
+        for rel in entry.spec.answer_files:
+            if any(ch in rel for ch in "*?["):
+                continue
+            try:
+                target = (collected / rel).parent
+                fetch_into(sandbox, f"{WORK_DIR}/{rel}", target, options.collect_max_bytes)
+            except (SandboxError, ValueError, OSError):
+                continue
+    state.collected = _copy_answers(collected, list(entry.spec.answer_files), art / "submission")
+    manifest = [
+        {"path": str(p.relative_to(collected)), "bytes": p.stat().st_size}
+        for p in sorted(collected.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    ]
+    write_atomic(art / "files.json", json.dumps(manifest, indent=1))
+    return whole
+
+
+def _collect_log(sandbox: Sandbox, paths: SandboxPaths, tmp: Path) -> tuple[str, list[str]]:
+    out = tmp / "harness-out"
+    log_text = ""
+    heads: list[str] = []
+    try:
+        if fetch_into(sandbox, f"{HARNESS_DIR}/{LOG_NAME}", out, 64 * 1024 * 1024):
+            log_text = (out / LOG_NAME).read_text(encoding="utf-8", errors="replace")
+    except (SandboxError, ValueError, OSError):
+        log_text = ""
+    try:
+        if fetch_into(sandbox, f"{HARNESS_DIR}/heads", out / "heads", 1024 * 1024):
+            heads = [p.read_text(encoding="utf-8", errors="replace") for p in sorted((out / "heads").glob("*.json"))]
+    except (SandboxError, ValueError, OSError):
+        heads = []
+    return log_text, heads
+
+
+def _classify(state: _State, timed_out: bool, limit: str | None) -> tuple[bool, FailureClass | None, str]:
+    """passed, failure class, exit reason: infrastructure, time limit, then the grade; a failed audit voids a pass."""
+    outcome = state.outcome
+    if state.infra_error is not None:
+        return False, FailureClass.INFRASTRUCTURE, "infrastructure"
+    if state.grader_error is not None or state.report is None:
+        return False, FailureClass.INFRASTRUCTURE, "grader-error"
+    assert state.audit is not None
+    if not state.audit.flags.get("network_isolated", False):
+        return False, FailureClass.INFRASTRUCTURE, "sandbox-not-isolated"
+    if timed_out:
+        return False, FailureClass.TIME_LIMIT, "time-limit"
+    reason = limit or ("completed" if outcome is not None and outcome.exit_code == 0 else "agent-error")
+    if state.report.passed:
+        if state.audit.passed:
+            return True, None, reason
+        return False, FailureClass.SOFTWARE, "audit-failed"  # a pass the execution record does not support
+    if limit is not None:  # killed for memory or disk: the agent's run broke, whatever it left behind
+        return False, FailureClass.SOFTWARE, reason
+    category = state.report.failure_category or Category.FORMAT
+    return False, _CATEGORY_CLASS[category], reason
+
+
+def _record(
+    key: RunKey,
+    entry: TaskEntry,
+    agent: Agent,
+    options: RunOptions,
+    profile: ResourceProfile,
+    started_at: datetime,
+    state: _State,
+    agent_seconds: float,
+    backend_name: str,
+) -> RunRecord:
+    outcome = state.outcome
+    timed_out = bool(outcome and outcome.timed_out)
+    limit = None
+    if outcome is not None and outcome.oom_killed:
+        limit = "memory-limit"
+    elif outcome is not None and outcome.disk_exceeded:
+        limit = "disk-limit"
+    passed, failure, reason = _classify(state, timed_out, limit)
+    raw = state.report.score if state.report is not None else 0.0
+    valid = state.audit is not None and state.audit.passed and not timed_out and failure != FailureClass.INFRASTRUCTURE
+    queue = 0.0
+    if options.queued_at is not None:
+        queue = max(0.0, (started_at - options.queued_at).total_seconds())
+    metered = options.usage_meter(key) if options.usage_meter is not None else None
+    reported = outcome.reported_usage if outcome is not None else None
+    usage = metered or usage_from_report(reported, agent.model())
+    messages = list(state.audit.messages) if state.audit is not None else []
+    if state.infra_error:
+        messages.append(f"infrastructure: {state.infra_error}")
+    if state.grader_error:
+        messages.append(f"grader: {state.grader_error}")
+    try:
+        g_hash = grader_hash(entry.grader(), entry.reference())
+    except (CatalogError, GraderConfigError):
+        g_hash = "unavailable"
+    return RunRecord(
+        key=key,
+        study=entry.spec.study,
+        kind=entry.spec.kind.value,
+        started_at=started_at,
+        finished_at=max(datetime.now(UTC), started_at),
+        exit_reason=reason,
+        retries=options.retries,
+        timings=PhaseTimings(
+            queue=queue,
+            setup=state.timings.get("setup", 0.0),
+            agent=state.timings.get("agent", 0.0),
+            collect=state.timings.get("collect", 0.0),
+            grade=state.timings.get("grade", 0.0),
+        ),
+        usage=usage,
+        resources=profile,
+        grade=state.report,
+        audit_passed=state.audit.passed if state.audit is not None else False,
+        audit_messages=messages,
+        audit_flags=state.audit.flags if state.audit is not None else {},
+        raw_score=raw,
+        gated_score=raw if valid else 0.0,
+        passed=passed,
+        failure_class=failure,
+        task_hash=entry.task_hash(),
+        grader_hash=g_hash,
+        harness_version=__version__,
+        backend=backend_name,
+        sandbox_warnings=state.sandbox_warnings,
+        agent_exit_code=outcome.exit_code if outcome is not None else None,
+        agent_seconds=round(agent_seconds, 3),
+        agent_steps=outcome.steps if outcome is not None else None,
+        agent_reported_usage=reported,
+        code_calls=len(state.audit.calls) if state.audit is not None else 0,
+        submitted_files=state.collected,
+        error=state.infra_error or state.grader_error or (outcome.error if outcome is not None else None),
+    )
+
+
+def _write_artifacts(art: Path, record: RunRecord, state: _State) -> None:
+    outcome = state.outcome
+    if outcome is not None:
+        write_atomic(art / "stdout.txt", outcome.stdout)
+        write_atomic(art / "stderr.txt", outcome.stderr)
+    if state.report is not None:
+        write_atomic(art / "grade.json", state.report.model_dump_json(indent=2))
+    if state.audit is not None:
+        write_atomic(art / "audit.json", state.audit.model_dump_json(indent=2))
+    if state.network is not None:
+        write_atomic(art / "network.json", state.network.model_dump_json(indent=2))
+    (art / "submission").mkdir(exist_ok=True)
+    write_atomic(art / "record.json", record.model_dump_json(indent=2))
