@@ -16,3 +16,12 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 python3 -m pip install -q -e '.[dev]'
+
+# External agent programs, for the adapter tests (each test skips with its reason when a program is missing).
+if command -v npm >/dev/null; then
+  command -v codex >/dev/null || npm install -g -s @openai/codex@0.171.0 || echo "warning: codex CLI not installed"
+  command -v claude >/dev/null || npm install -g -s @anthropic-ai/claude-code@2.1.197 \
+    || echo "warning: Claude Code not installed"
+fi
+# mini-swe-agent pins libraries of its own (click among them): it lives in its own virtual environment.
+[ -x /opt/cmb-mini/bin/mini ] || { python3 -m venv /opt/cmb-mini && /opt/cmb-mini/bin/pip install -q mini-swe-agent==2.4.6; }
