@@ -8,6 +8,7 @@ need_apt=()
 command -v pw.x >/dev/null || need_apt+=(quantum-espresso)
 [ -d /usr/share/doc/quantum-espresso/examples ] || need_apt+=(quantum-espresso-data)
 command -v lmp >/dev/null || need_apt+=(lammps)
+command -v chromium >/dev/null || need_apt+=(chromium fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   echo "installing Debian packages: ${need_apt[*]}"

@@ -1,0 +1,161 @@
+"""Run-pool hygiene and derived columns: epochs, infrastructure drops, outcomes, wall time and cost per attempt."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import polars as pl
+from pydantic import Field
+
+from cmb.analysis._load import RUN_COLUMNS
+from cmb.models import CmbModel, FailureClass
+
+# Outcome of a kept attempt as the tables and the grid show it.
+PASS = "pass"
+AUDIT_VOIDED = "audit-voided"
+UNCLASSIFIED = "unclassified"
+FAILURE_ORDER: tuple[str, ...] = (
+    FailureClass.SCIENTIFIC.value,
+    FailureClass.SOFTWARE.value,
+    FailureClass.FORMAT.value,
+    FailureClass.TIME_LIMIT.value,
+    AUDIT_VOIDED,
+    UNCLASSIFIED,
+)
+KIND_ORDER: tuple[str, ...] = ("input-preparation", "output-analysis", "run-and-analyze", "workflow")
+CONDITION_ORDER: tuple[str, ...] = ("SF", "SR", "WF", "WR")
+HASHES = ("task_hash", "grader_hash")
+
+
+class DropReason(StrEnum):
+    """Why an attempt is left out of the analysis."""
+
+    INFRASTRUCTURE = "infrastructure"
+    STALE_HARNESS = "stale-harness"
+    STALE_TASK = "stale-task"
+
+
+class Epoch(StrEnum):
+    """Which versions of tasks, graders and harness the analysis keeps."""
+
+    LATEST = "latest"
+    ALL = "all"
+
+
+class CostModel(CmbModel):
+    """Prices that turn resources and wall time into compute cost. Model cost is what the gateway recorded."""
+
+    cpu_hour_usd: float = Field(default=0.05, ge=0, description="Price of one CPU core for one hour (shared nodes)")
+    node_hour_usd: float = Field(default=6.0, ge=0, description="Price of one whole node for one hour (exclusive)")
+
+    def compute_cost(self, cpus: float, node_exclusive: bool, seconds: float) -> float:
+        """Compute cost of one attempt: a whole node, or its CPUs, for its wall time (as the tables count it)."""
+        hours = seconds / 3600.0
+        return hours * self.node_hour_usd if node_exclusive else hours * cpus * self.cpu_hour_usd
+
+
+class EpochReport(CmbModel):
+    """How many attempts the analysis loaded, dropped (and why) and kept."""
+
+    epoch: Epoch
+    loaded: int
+    kept: int
+    dropped: dict[str, int] = Field(description="Attempts dropped, by reason")
+    harness_versions: dict[str, str] = Field(description="Harness version kept, by sweep")
+    stale_tasks: list[str] = Field(description="Tasks that had attempts on an older task or grader version")
+
+    def summary(self) -> str:
+        """One line for the top of a table or report."""
+        parts = [f"{n} {reason}" for reason, n in self.dropped.items() if n]
+        dropped = ", ".join(parts) if parts else "none"
+        return f"{self.kept} of {self.loaded} attempts kept (epoch: {self.epoch.value}; dropped: {dropped})"
+
+
+def prepare(
+    runs: pl.LazyFrame, *, epoch: Epoch = Epoch.LATEST, cost: CostModel | None = None
+) -> tuple[pl.DataFrame, EpochReport]:
+    """Derive outcome, wall time and cost columns and mark dropped attempts in `drop_reason` (null = kept).
+
+    Infrastructure failures are always dropped: they are the harness's, never the agent's. With the latest epoch
+    (default) each sweep keeps the harness version of its most recent attempt and each task the task and grader
+    version of its most recent attempt, so a sweep resumed after a fix is not mixed with the runs before it.
+    """
+    cost = cost or CostModel()
+    runs = runs.select(RUN_COLUMNS)
+    # A NaN cost is a writer's way of saying unknown: it is unpriced, like null, never a number.
+    runs = runs.with_columns(pl.col("model_cost_usd").fill_nan(None))
+    # Flags first, the drop reason once at the end: each version is ranked by its latest finish among the
+    # attempts that still count (infrastructure rows never pick the epoch, stale-harness rows never a task's).
+    lf = runs.with_columns(_infra=pl.col("failure_class").fill_null("") == FailureClass.INFRASTRUCTURE.value)
+    if epoch is Epoch.LATEST:
+        lf = lf.with_columns(_rank=pl.when(~pl.col("_infra")).then(pl.col("finished_at")))
+        latest_harness = pl.col("harness_version").sort_by("_rank").last().over("sweep")
+        lf = lf.with_columns(_stale_h=~pl.col("_infra") & pl.col("harness_version").ne_missing(latest_harness))
+        lf = lf.with_columns(_rank=pl.when(~pl.col("_infra") & ~pl.col("_stale_h")).then(pl.col("finished_at")))
+        stale = [pl.col(c).ne_missing(pl.col(c).sort_by("_rank").last().over(["sweep", "task"])) for c in HASHES]
+        lf = lf.with_columns(_stale_t=~pl.col("_infra") & ~pl.col("_stale_h") & pl.any_horizontal(stale))
+    else:
+        lf = lf.with_columns(_stale_h=pl.lit(False), _stale_t=pl.lit(False))
+    lf = lf.with_columns(
+        drop_reason=pl.when(pl.col("_infra"))
+        .then(pl.lit(DropReason.INFRASTRUCTURE.value))
+        .when(pl.col("_stale_h"))
+        .then(pl.lit(DropReason.STALE_HARNESS.value))
+        .when(pl.col("_stale_t"))
+        .then(pl.lit(DropReason.STALE_TASK.value))
+    ).drop("_infra", "_stale_h", "_stale_t", "_rank", strict=False)
+
+    audit_ok = pl.col("audit_passed").fill_null(True)
+    # `passed` is the gated outcome; a raw pass is every check passing before the audit is applied.
+    raw_pass = pl.col("passed").fill_null(False) | (pl.col("raw_score").fill_null(0.0) >= 1.0 - 1e-9)
+    gated_pass = pl.col("passed").fill_null(False) & audit_ok
+    phases = pl.sum_horizontal(
+        pl.col("t_setup_s").fill_null(0.0),
+        pl.col("t_agent_s").fill_null(0.0),
+        pl.col("t_collect_s").fill_null(0.0),
+        pl.col("t_grade_s").fill_null(0.0),
+    )
+    elapsed = (pl.col("finished_at") - pl.col("started_at")).dt.total_microseconds().cast(pl.Float64) / 1e6
+    wall = pl.when(phases > 0).then(phases).otherwise(elapsed.fill_null(0.0))
+    lf = lf.with_columns(
+        pass_raw=raw_pass,
+        pass_gated=gated_pass,
+        wall_s=wall,
+        score_raw=pl.col("raw_score").fill_null(0.0),
+        score_gated=pl.when(audit_ok).then(pl.col("gated_score").fill_null(0.0)).otherwise(0.0),
+    )
+    exclusive = pl.col("node_exclusive").fill_null(False)
+    hours = pl.col("wall_s") / 3600.0
+    lf = lf.with_columns(
+        compute_usd=pl.when(exclusive)
+        .then(hours * cost.node_hour_usd)
+        .otherwise(hours * pl.col("cpus").fill_null(1.0) * cost.cpu_hour_usd),
+        outcome=pl.when(pl.col("pass_gated"))
+        .then(pl.lit(PASS))
+        .when(pl.col("failure_class").is_not_null())
+        .then(pl.col("failure_class"))
+        .when(pl.col("pass_raw") & ~audit_ok)
+        .then(pl.lit(AUDIT_VOIDED))
+        .otherwise(pl.lit(UNCLASSIFIED)),
+    )
+    df = lf.collect()
+    dropped = df["drop_reason"].drop_nulls().value_counts()
+    counts = dict(zip(dropped["drop_reason"].to_list(), dropped["count"].to_list(), strict=True))
+    kept = df.filter(pl.col("drop_reason").is_null())
+    harness = (
+        kept.select("sweep", "harness_version")
+        .group_by("sweep")
+        .agg(pl.col("harness_version").drop_nulls().first())
+        .sort("sweep")
+    )
+    stale_rows = df.select("task", "drop_reason").filter(pl.col("drop_reason") == DropReason.STALE_TASK.value)
+    stale_tasks = stale_rows["task"].unique().sort().to_list()
+    report = EpochReport(
+        epoch=epoch,
+        loaded=df.height,
+        kept=kept.height,
+        dropped={r.value: int(counts.get(r.value, 0)) for r in DropReason},
+        harness_versions={s: v or "?" for s, v in harness.iter_rows()},
+        stale_tasks=stale_tasks,
+    )
+    return df, report

@@ -1,0 +1,617 @@
+"""The tables of the paper's results section, for any sweep: one registered builder each."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cmb.analysis._analysis import Analysis, ordered, register_table
+from cmb.analysis._prepare import AUDIT_VOIDED, CONDITION_ORDER, FAILURE_ORDER, PASS, UNCLASSIFIED
+from cmb.analysis._stats import (
+    bootstrap_paired_ratio_diff,
+    bootstrap_unpaired_ratio_diff,
+    pass_k_curves,
+)
+from cmb.analysis._table import Table, ci_cell, pct, pp, rate_cell, ratio, usd
+from cmb.models import FailureClass
+
+KIND_LABELS = {
+    "input-preparation": "prepare inputs",
+    "output-analysis": "analyze outputs",
+    "run-and-analyze": "run and analyze",
+    "workflow": "workflow",
+}
+OUTCOME_SYMBOLS = {
+    PASS: "#",
+    FailureClass.SCIENTIFIC.value: "s",
+    FailureClass.SOFTWARE.value: "w",
+    FailureClass.FORMAT.value: "f",
+    FailureClass.TIME_LIMIT.value: "t",
+    AUDIT_VOIDED: "a",
+    UNCLASSIFIED: "?",
+}
+SINGLE_FULL, SINGLE_REDUCED, WORKFLOW_FULL, WORKFLOW_REDUCED = CONDITION_ORDER
+
+
+def _models(col: str = "model") -> pl.Expr:
+    return pl.col(col).drop_nulls().unique().sort().str.join(",").alias("model")
+
+
+def _cost_exprs() -> list[pl.Expr]:
+    priced = pl.col("model_cost_usd").is_not_null()
+    return [
+        pl.col("model_cost_usd").sum().alias("model_cost_usd"),
+        priced.sum().cast(pl.Int64).alias("priced"),
+        (~priced).sum().cast(pl.Int64).alias("unpriced"),
+        pl.col("compute_usd").sum().alias("compute_usd"),
+    ]
+
+
+def _model_cost(row: dict[str, Any]) -> float | None:
+    """Recorded model cost of a group: None when no attempt in it was priced (never $0)."""
+    return None if row["priced"] == 0 else float(row["model_cost_usd"])
+
+
+# --- Table 2: pass rate by kind and agent --------------------------------------------------------------------------
+
+
+@register_table("pass", "Pass rate by task kind and agent")
+def pass_table(a: Analysis) -> Table:
+    """Table 2 shape: per agent and condition, the pass rate of each kind and of all tasks, with counts and cost."""
+    df, p = a.runs, a.pass_col
+    groups = ["agent", "condition"]
+    overall = (
+        df.group_by(groups)
+        .agg(
+            _models(),
+            pl.col("task").n_unique().alias("tasks"),
+            pl.len().cast(pl.Int64).alias("attempts"),
+            pl.col(p).sum().cast(pl.Int64).alias("passes"),
+            pl.col("pass_raw").sum().cast(pl.Int64).alias("raw_passes"),
+            (pl.col("outcome") == AUDIT_VOIDED).sum().cast(pl.Int64).alias("audit_voided"),
+            pl.col(a.score_col).mean().alias("mean_score"),
+            *_cost_exprs(),
+        )
+        .sort(pl.col("agent"), pl.col("condition").replace_strict(_rank(CONDITION_ORDER), default=99))
+    )
+    clusters = a.per_task([*groups, "kind"]).partition_by([*groups, "kind"], as_dict=True)
+    all_clusters = a.per_task(groups).partition_by(groups, as_dict=True)
+    kinds = a.kinds()
+    rows: list[dict[str, Any]] = []
+    cells: list[list[str]] = []
+    for r in overall.iter_rows(named=True):
+        key = (r["agent"], r["condition"])
+        all_tasks = all_clusters[key]
+        ci = a.ci(all_tasks["passes"].to_numpy(), all_tasks["attempts"].to_numpy())
+        by_kind: dict[str, Any] = {}
+        kind_cells = []
+        for kind in kinds:
+            t = clusters.get((*key, kind))
+            if t is None:
+                kind_cells.append("–")
+                continue
+            n_pass, n_att = int(t["passes"].sum()), int(t["attempts"].sum())
+            kci = a.ci(t["passes"].to_numpy(), t["attempts"].to_numpy())
+            by_kind[kind] = {
+                "tasks": t.height,
+                "attempts": n_att,
+                "passes": n_pass,
+                "pass_rate": n_pass / n_att,
+                "ci_low": kci.low,
+                "ci_high": kci.high,
+            }
+            kind_cells.append(rate_cell(n_pass, n_att))
+        model_cost = _model_cost(r)
+        row = {
+            "agent": r["agent"],
+            "model": r["model"] or None,
+            "condition": r["condition"],
+            "tasks": r["tasks"],
+            "attempts": r["attempts"],
+            "passes": r["passes"],
+            "pass_rate": r["passes"] / r["attempts"],
+            "ci_low": ci.low,
+            "ci_high": ci.high,
+            "raw_pass_rate": r["raw_passes"] / r["attempts"],
+            "audit_voided": r["audit_voided"],
+            "mean_score": r["mean_score"],
+            "by_kind": by_kind,
+            "model_cost_usd": model_cost,
+            "unpriced_attempts": r["unpriced"],
+            "compute_cost_usd": r["compute_usd"],
+        }
+        rows.append(row)
+        cells.append(
+            [
+                r["agent"],
+                r["model"] or "–",
+                r["condition"],
+                *kind_cells,
+                rate_cell(r["passes"], r["attempts"]),
+                ci_cell(ci.low, ci.high),
+                pct(row["raw_pass_rate"]),
+                str(r["audit_voided"]),
+                usd(model_cost, r["unpriced"]),
+                usd(r["compute_usd"]),
+            ]
+        )
+    lvl = round(100 * a.options.level)
+    header = [
+        "agent",
+        "model",
+        "cond",
+        *[f"{KIND_LABELS.get(k, k)} %" for k in kinds],
+        "all tasks %",
+        f"{lvl}% CI",
+        "raw %",
+        "audit void",
+        "model USD",
+        "compute USD",
+    ]
+    notes = [
+        f"{a.options.basis.value} outcomes; {a.epoch.summary()}",
+        f"CI: task-clustered percentile bootstrap, {a.options.n_boot} resamples, seed {a.options.seed}",
+    ]
+    return Table(
+        name="pass", title="Pass rate by task kind and agent", header=header, cells=cells, rows=rows, notes=notes,
+        meta=a.meta(),
+    )  # fmt: skip
+
+
+def _rank(order: tuple[str, ...]) -> dict[str, int]:
+    return {v: i for i, v in enumerate(order)}
+
+
+# --- Table 3: repeatability ----------------------------------------------------------------------------------------
+
+
+@register_table("repeat", "Repeatability over trials")
+def repeat_table(a: Analysis, min_trials: int = 2) -> Table:
+    """Table 3 shape: pass rate over repeats, tasks by passing trials k/n, unbiased pass@k and pass^k, consistency."""
+    groups = ["agent", "condition"]
+    per_task = a.per_task(groups).filter(pl.col("attempts") >= min_trials)
+    rows: list[dict[str, Any]] = []
+    parts = per_task.partition_by(groups, as_dict=True)
+    order = sorted(parts, key=lambda k: (str(k[0]), _rank(CONDITION_ORDER).get(str(k[1]), 99)))
+    n_cols = 0
+    for key in order:
+        t = parts[key]
+        n = t["attempts"].to_numpy()
+        c = t["passes"].to_numpy()
+        modal_n = max(Counter(n.tolist()).items(), key=lambda kv: (kv[1], kv[0]))[0]  # most common, then largest
+        n_cols = max(n_cols, modal_n)
+        at_k, hat_k, k_tasks = _pass_k_means(n, c, int(modal_n))
+        by_passing = Counter(f"{int(ci)}/{int(ni)}" for ni, ci in zip(n, c, strict=True))
+        consistent = int(np.count_nonzero((c == 0) | (c == n)))
+        ci = a.ci(c, n)
+        rows.append(
+            {
+                "agent": key[0],
+                "condition": key[1],
+                "tasks": t.height,
+                "attempts": int(n.sum()),
+                "passes": int(c.sum()),
+                "pass_rate": float(c.sum() / n.sum()),
+                "ci_low": ci.low,
+                "ci_high": ci.high,
+                "trials": int(modal_n),
+                "by_passing": dict(sorted(by_passing.items(), key=lambda kv: _frac_key(kv[0]), reverse=True)),
+                "pass_at_k": at_k,
+                "pass_hat_k": hat_k,
+                "k_tasks": k_tasks,
+                "consistency": consistent / t.height,
+                "mixed_tasks": t.height - consistent,
+            }
+        )
+    show_k = sorted({k for k in (1, 2, 3, 5, n_cols) if 1 <= k <= n_cols})
+    header = ["agent", "cond", "tasks", "pass %", "CI", *[f"{j}/{n_cols}" for j in range(n_cols, -1, -1)], "other n"]
+    header += [f"pass@{k}" for k in show_k] + [f"pass^{k}" for k in show_k] + ["consistent %"]
+    cells = []
+    for r in rows:
+        dist = [str(r["by_passing"].get(f"{j}/{n_cols}", 0)) for j in range(n_cols, -1, -1)]
+        other = sum(v for label, v in r["by_passing"].items() if _frac_key(label)[0] != n_cols)
+        cells.append(
+            [
+                r["agent"],
+                r["condition"],
+                str(r["tasks"]),
+                rate_cell(r["passes"], r["attempts"]),
+                ci_cell(r["ci_low"], r["ci_high"]),
+                *dist,
+                str(other),
+                *[pct(r["pass_at_k"].get(str(k))) for k in show_k],
+                *[pct(r["pass_hat_k"].get(str(k))) for k in show_k],
+                pct(r["consistency"]),
+            ]
+        )
+    notes = [
+        f"tasks with at least {min_trials} kept trials; j/{n_cols}: tasks passing j of {n_cols} trials; other n: tasks"
+        " with another number of kept trials",
+        "pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k) per task (unbiased), averaged over the tasks with at"
+        " least k kept trials",
+        "consistent: tasks whose trials all pass or all fail",
+        a.epoch.summary(),
+    ]
+    if not rows:
+        notes.insert(0, f"no task has {min_trials} or more kept trials of one agent and condition")
+    return Table(
+        name="repeat", title="Repeatability over trials", header=header, cells=cells, rows=rows, notes=notes,
+        meta=a.meta(),
+    )  # fmt: skip
+
+
+def _pass_k_means(
+    n: np.ndarray, c: np.ndarray, k_max: int
+) -> tuple[dict[str, float | None], dict[str, float | None], dict[str, int]]:
+    """Mean pass@k and pass^k over tasks, k = 1..k_max; a task counts for the k up to its own trials."""
+    at_sum, hat_sum, count = np.zeros(k_max), np.zeros(k_max), np.zeros(k_max, dtype=np.int64)
+    pairs, weight = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+    for (ni, ci), w in zip(pairs.tolist(), weight.tolist(), strict=True):
+        at, hat = pass_k_curves(int(ni), int(ci))
+        upto = min(int(ni), k_max)
+        at_sum[:upto] += w * at[:upto]
+        hat_sum[:upto] += w * hat[:upto]
+        count[:upto] += w
+    ks = [str(k) for k in range(1, k_max + 1)]
+    at_k = {k: (float(at_sum[i] / count[i]) if count[i] else None) for i, k in enumerate(ks)}
+    hat_k = {k: (float(hat_sum[i] / count[i]) if count[i] else None) for i, k in enumerate(ks)}
+    return at_k, hat_k, {k: int(count[i]) for i, k in enumerate(ks)}
+
+
+def _frac_key(label: str) -> tuple[int, int]:
+    c, n = label.split("/")
+    return int(n), int(c)
+
+
+# --- Figure 4: the four conditions ---------------------------------------------------------------------------------
+
+
+def _aligned(t: pl.DataFrame, tasks: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    m = pl.DataFrame({"task": tasks}).join(t, on="task", how="left")
+    return m["passes"].fill_null(0).to_numpy(), m["attempts"].fill_null(0).to_numpy()
+
+
+@register_table("conditions", "The four conditions and their differences")
+def conditions_table(a: Analysis) -> Table:
+    """Figure 4 shape: SF, SR, WF, WR per agent; reduced minus full on matched tasks, workflow minus single."""
+    per = a.per_task(["agent", "condition"])
+    parts = per.partition_by(["agent", "condition"], as_dict=True)
+    o = a.options
+    rows: list[dict[str, Any]] = []
+    cells: list[list[str]] = []
+    for agent in a.agents():
+        tasks_of = {c: set(parts[(agent, c)]["task"].to_list()) for c in CONDITION_ORDER if (agent, c) in parts}
+        matched: dict[str, list[str]] = {}
+        for full, reduced in ((SINGLE_FULL, SINGLE_REDUCED), (WORKFLOW_FULL, WORKFLOW_REDUCED)):
+            if full in tasks_of and reduced in tasks_of:
+                common = sorted(tasks_of[full] & tasks_of[reduced])
+                matched[full] = matched[reduced] = common
+            else:
+                for c in (full, reduced):
+                    if c in tasks_of:
+                        matched[c] = sorted(tasks_of[c])
+        arrays = {c: _aligned(parts[(agent, c)], matched[c]) for c in matched}
+        cond_cells: dict[str, Any] = {}
+        for c in CONDITION_ORDER:
+            if c not in arrays or not matched[c]:
+                continue
+            num, den = arrays[c]
+            ci = a.ci(num, den)
+            cond_cells[c] = {
+                "tasks": len(matched[c]),
+                "passes": int(num.sum()),
+                "attempts": int(den.sum()),
+                "pass_rate": float(num.sum() / den.sum()),
+                "ci_low": ci.low,
+                "ci_high": ci.high,
+            }
+        deltas: dict[str, Any] = {}
+        for minus, plus, paired in (
+            (SINGLE_FULL, SINGLE_REDUCED, True),
+            (WORKFLOW_FULL, WORKFLOW_REDUCED, True),
+            (SINGLE_FULL, WORKFLOW_FULL, False),
+            (SINGLE_REDUCED, WORKFLOW_REDUCED, False),
+        ):
+            if minus not in cond_cells or plus not in cond_cells:
+                continue
+            fn = bootstrap_paired_ratio_diff if paired else bootstrap_unpaired_ratio_diff
+            ci = fn(*arrays[minus], *arrays[plus], n_boot=o.n_boot, seed=o.seed, level=o.level)
+            deltas[f"{plus}-{minus}"] = {
+                "delta": cond_cells[plus]["pass_rate"] - cond_cells[minus]["pass_rate"],
+                "ci_low": ci.low,
+                "ci_high": ci.high,
+                "paired": paired,
+            }
+        rows.append({"agent": agent, "conditions": cond_cells, "deltas": deltas})
+
+        def cell(c: str, cc: dict[str, Any] = cond_cells) -> str:
+            return rate_cell(cc[c]["passes"], cc[c]["attempts"]) if c in cc else "–"
+
+        def delta(name: str, dd: dict[str, Any] = deltas) -> str:
+            if name not in dd:
+                return "–"
+            d = dd[name]
+            return f"{pp(d['delta'])} {ci_cell(d['ci_low'], d['ci_high'])}"
+
+        cells.append(
+            [agent, *[cell(c) for c in CONDITION_ORDER], delta("SR-SF"), delta("WR-WF"), delta("WF-SF"), delta("WR-SR")]
+        )
+    header = ["agent", "SF %", "SR %", "WF %", "WR %", "SR−SF pp", "WR−WF pp", "WF−SF pp", "WR−SR pp"]
+    notes = [
+        "SF/SR on the tasks each agent ran under both guidance levels, WF/WR on the workflows run under both;",
+        "reduced−full differences are paired on those tasks; workflow−single compares different task sets",
+        f"CI: task-clustered bootstrap, {o.n_boot} resamples, seed {o.seed}; {a.epoch.summary()}",
+    ]
+    return Table(
+        name="conditions", title="The four conditions and their differences", header=header, cells=cells, rows=rows,
+        notes=notes, meta=a.meta(),
+    )  # fmt: skip
+
+
+# --- Figure 5: failures by class -----------------------------------------------------------------------------------
+
+
+@register_table("failures", "Failed attempts by class")
+def failures_table(a: Analysis) -> Table:
+    """Figure 5 shape: failed attempts per agent and condition by class, with each share of all attempts."""
+    df = a.runs.with_columns(pl.col("outcome").alias("cls"))
+    counts = df.group_by(["agent", "condition", "cls"]).len()
+    totals = df.group_by(["agent", "condition"]).len(name="runs")
+    classes = [c for c in FAILURE_ORDER if c in set(counts["cls"].to_list())] or list(FAILURE_ORDER[:4])
+    rows: list[dict[str, Any]] = []
+    cells: list[list[str]] = []
+    lookup = {(r[0], r[1], r[2]): int(r[3]) for r in counts.iter_rows()}
+    ordered_totals = sorted(totals.iter_rows(), key=lambda r: (r[0], _rank(CONDITION_ORDER).get(r[1], 99)))
+    grand: Counter[str] = Counter()
+    grand_runs = 0
+    for agent, cond, runs in ordered_totals:
+        by_class = {c: lookup.get((agent, cond, c), 0) for c in classes}
+        failed = runs - lookup.get((agent, cond, PASS), 0)
+        grand.update(by_class)
+        grand_runs += runs
+        rows.append({"agent": agent, "condition": cond, "runs": runs, "failed": failed, "by_class": by_class})
+        cells.append([agent, cond, str(runs), _share(failed, runs), *[_share(by_class[c], runs) for c in classes]])
+    if len(rows) > 1:
+        failed_all = sum(r["failed"] for r in rows)
+        shares = [_share(grand[c], grand_runs) for c in classes]
+        cells.append(["all", "", str(grand_runs), _share(failed_all, grand_runs), *shares])
+    header = ["agent", "cond", "runs", "failed", *classes]
+    notes = [
+        "each cell: failed attempts and their share of all attempts in the row; infrastructure failures excluded",
+        "audit-voided: every check passed but the execution audit failed; unclassified: failed without a class",
+        a.epoch.summary(),
+    ]
+    return Table(
+        name="failures", title="Failed attempts by class", header=header, cells=cells, rows=rows, notes=notes,
+        meta=a.meta(),
+    )  # fmt: skip
+
+
+def _share(n: int, total: int) -> str:
+    return f"{n} ({100 * n / total:.0f}%)" if total else str(n)
+
+
+# --- Table D: errors shared across agents --------------------------------------------------------------------------
+
+
+@register_table("shared-errors", "Errors shared across agents")
+def shared_errors_table(a: Analysis, condition: str | None = None) -> Table:
+    """Table D shape: (task, check) pairs that two or more agents fail, with the agents and how often."""
+    conds = a.conditions()
+    cond = condition or (SINGLE_FULL if SINGLE_FULL in conds else (conds[0] if conds else SINGLE_FULL))
+    df = a.runs.select("key", "run_id", "agent", "task", "condition", a.pass_col).filter(pl.col("condition") == cond)
+    failed = df.filter(~pl.col(a.pass_col)).select("key", "agent", "task", pl.col("run_id").alias("_run"))
+    agents_per_task = df.group_by("task").agg(pl.col("agent").n_unique().alias("agents_on_task"))
+    multi = failed.group_by("task").agg(pl.col("agent").n_unique().alias("n")).filter(pl.col("n") >= 2)
+    meta = a.meta() | {"condition": cond, "tasks_failed_by_2_or_more_agents": multi.height}
+    notes = [
+        f"condition {cond}; {multi.height} task(s) failed by two or more agents",
+        "runs: failing runs of the named agents on the task that fail this check, of all their failing runs",
+        a.epoch.summary(),
+    ]
+    header = ["task", "check", "category", "agents", "runs", "example message"]
+    if a.checks is None:
+        notes.insert(0, "no check results stored for this sweep")
+        return Table(name="shared-errors", title="Errors shared across agents", header=header, cells=[], rows=[],
+                     notes=notes, meta=meta)  # fmt: skip
+    fails = (
+        a.checks.filter(~pl.col("passed").fill_null(False))
+        .select("key", "run_id", "check_id", "check_type", "category", "message")
+        .join(failed.lazy(), on="key", how="inner")
+        # only the checks of the write that survived deduplication (rows without a write id match on key)
+        .filter(pl.col("run_id").is_null() | pl.col("_run").is_null() | (pl.col("run_id") == pl.col("_run")))
+        .unique(subset=["key", "check_id"], keep="first")
+        .collect()
+    )
+    failing_runs = failed.group_by(["task", "agent"]).len(name="failing")
+    shared = (
+        fails.group_by(["task", "check_id"])
+        .agg(
+            pl.col("category").drop_nulls().first(),
+            pl.col("check_type").drop_nulls().first(),
+            pl.col("agent").unique().sort().alias("agents"),
+            pl.col("key").n_unique().alias("runs"),
+            pl.col("message").drop_nulls().mode().sort().first().alias("message"),
+        )
+        .filter(pl.col("agents").list.len() >= 2)
+    )
+    denom = (
+        shared.select("task", "check_id", "agents")
+        .explode("agents")
+        .rename({"agents": "agent"})
+        .join(failing_runs, on=["task", "agent"], how="left")
+        .group_by(["task", "check_id"])
+        .agg(pl.col("failing").sum().alias("failing_runs"))
+    )
+    shared = (
+        shared.join(denom, on=["task", "check_id"], how="left")
+        .join(agents_per_task, on="task", how="left")
+        .with_columns(pl.col("agents").list.len().alias("n_agents"))
+        .sort(["n_agents", "task", "check_id"], descending=[True, False, False])
+    )
+    rows: list[dict[str, Any]] = []
+    cells: list[list[str]] = []
+    for r in shared.iter_rows(named=True):
+        everyone = r["n_agents"] == r["agents_on_task"] and r["n_agents"] > 2
+        names = f"all {r['n_agents']}" if everyone else ", ".join(r["agents"])
+        rows.append(
+            {
+                "task": r["task"],
+                "check_id": r["check_id"],
+                "category": r["category"],
+                "check_type": r["check_type"],
+                "agents": r["agents"],
+                "agents_on_task": r["agents_on_task"],
+                "runs": r["runs"],
+                "failing_runs": r["failing_runs"],
+                "message": r["message"],
+            }
+        )
+        message = (r["message"] or "")[:70]
+        runs = f"{r['runs']}/{r['failing_runs']}"
+        cells.append([r["task"], r["check_id"], r["category"] or "?", names, runs, message])
+    return Table(name="shared-errors", title="Errors shared across agents", header=header, cells=cells, rows=rows,
+                 notes=notes, meta=meta)  # fmt: skip
+
+
+# --- cost ----------------------------------------------------------------------------------------------------------
+
+
+@register_table("cost", "Cost per agent, per pass and per sweep")
+def cost_table(a: Analysis) -> Table:
+    """Model cost as recorded by the gateway (unpriced said, never $0) plus compute cost at the configured prices."""
+    p = a.pass_col
+    exclusive = pl.col("node_exclusive").fill_null(False)
+    aggs = [
+        pl.len().cast(pl.Int64).alias("attempts"),
+        pl.col(p).sum().cast(pl.Int64).alias("passes"),
+        pl.col("input_tokens").sum().alias("input_tokens"),
+        pl.col("output_tokens").sum().alias("output_tokens"),
+        pl.col("cached_tokens").sum().alias("cached_tokens"),
+        (pl.col("wall_s") * pl.col("cpus").fill_null(1.0)).filter(~exclusive).sum().alias("cpu_s"),
+        pl.col("wall_s").filter(exclusive).sum().alias("node_s"),
+        *_cost_exprs(),
+    ]
+    by = a.runs.group_by(["agent", "condition"]).agg(*aggs)
+    by = by.sort(pl.col("agent"), pl.col("condition").replace_strict(_rank(CONDITION_ORDER), default=99))
+    total = a.runs.select(*aggs).with_columns(agent=pl.lit("sweep total (kept)"), condition=pl.lit(""))
+    any_dropped = bool(a.all["drop_reason"].is_not_null().any())
+    everything = a.all.select(*aggs).with_columns(agent=pl.lit("sweep total (all attempts)"), condition=pl.lit(""))
+    frames = [by, total.select(by.columns)] + ([everything.select(by.columns)] if any_dropped else [])
+    rows: list[dict[str, Any]] = []
+    cells: list[list[str]] = []
+    for r in pl.concat(frames).iter_rows(named=True):
+        model = _model_cost(r)
+        known = r["compute_usd"] + (model or 0.0)
+        row = {
+            "agent": r["agent"],
+            "condition": r["condition"] or None,
+            "attempts": r["attempts"],
+            "passes": r["passes"],
+            "input_tokens": r["input_tokens"],
+            "output_tokens": r["output_tokens"],
+            "cached_tokens": r["cached_tokens"],
+            "cpu_hours": r["cpu_s"] / 3600,
+            "node_hours": r["node_s"] / 3600,
+            "model_cost_usd": model,
+            "unpriced_attempts": r["unpriced"],
+            "compute_cost_usd": r["compute_usd"],
+            "total_cost_usd": known,
+            "total_is_lower_bound": r["unpriced"] > 0,
+            "cost_per_attempt_usd": ratio(known, r["attempts"]),
+            "cost_per_pass_usd": ratio(known, r["passes"]),
+        }
+        rows.append(row)
+        bound = "≥ " if row["total_is_lower_bound"] else ""
+        per_pass = row["cost_per_pass_usd"]
+        cells.append(
+            [
+                r["agent"],
+                r["condition"],
+                str(r["attempts"]),
+                str(r["passes"]),
+                f"{(r['input_tokens'] or 0) / 1e6:.2f}/{(r['output_tokens'] or 0) / 1e6:.2f}",
+                usd(model, r["unpriced"]),
+                f"{row['cpu_hours']:.1f}/{row['node_hours']:.1f}",
+                usd(r["compute_usd"]),
+                bound + usd(known),
+                "–" if per_pass is None else bound + usd(per_pass),
+            ]
+        )
+    header = ["agent", "cond", "attempts", "passes", "Mtok in/out", "model USD", "cpu-h/node-h", "compute USD",
+              "total USD", "per pass USD"]  # fmt: skip
+    c = a.options.cost
+    notes = [
+        "model cost as recorded by the gateway at its price table; unpriced models are reported, never counted as $0",
+        f"compute: {c.cpu_hour_usd} USD per CPU-hour (shared), {c.node_hour_usd} USD per node-hour (node-exclusive),"
+        " over setup+agent+collect+grade wall time",
+        a.epoch.summary(),
+    ]
+    return Table(name="cost", title="Cost per agent, per pass and per sweep", header=header, cells=cells, rows=rows,
+                 notes=notes, meta=a.meta())  # fmt: skip
+
+
+# --- Figure C1: every attempt --------------------------------------------------------------------------------------
+
+
+def task_order(a: Analysis) -> list[str]:
+    """Tasks by kind (paper order), then id."""
+    kinds = a.kinds()
+    pairs = a.runs.select("kind", "task").unique().rows()
+    return [t for _, t in sorted(pairs, key=lambda kt: (kinds.index(kt[0]) if kt[0] in kinds else 99, kt[1]))]
+
+
+class Grid:
+    """Every attempt as a dense matrix: rows (agent, condition, trial), columns tasks, cells outcome codes."""
+
+    def __init__(self, a: Analysis) -> None:
+        self.tasks = task_order(a)
+        self.outcomes: list[str | None] = [None, *ordered(a.runs["outcome"].unique().to_list(), [PASS, *FAILURE_ORDER])]
+        keys = a.runs.select("agent", "condition", "trial").unique()
+        keys = keys.with_columns(pl.col("condition").replace_strict(_rank(CONDITION_ORDER), default=99).alias("_c"))
+        keys = keys.sort(["agent", "_c", "trial"]).drop("_c").with_row_index("_row")
+        task_index = pl.DataFrame({"task": self.tasks, "_col": range(len(self.tasks))})
+        codes = pl.DataFrame({"outcome": self.outcomes[1:], "_code": range(1, len(self.outcomes))})
+        cells = (
+            a.runs.select("agent", "condition", "trial", "task", "outcome")
+            .join(keys, on=["agent", "condition", "trial"])
+            .join(task_index, on="task")
+            .join(codes, on="outcome")
+        )
+        self.keys: list[tuple[str, str, int]] = keys.select("agent", "condition", "trial").rows()
+        self.codes = np.zeros((keys.height, len(self.tasks)), dtype=np.int8)  # 0: not run
+        self.codes[cells["_row"].to_numpy(), cells["_col"].to_numpy()] = cells["_code"].to_numpy()
+
+
+@register_table("grid", "Every attempt")
+def grid_table(a: Analysis) -> Table:
+    """Figure C1 shape: one row per agent, condition and trial, one column per task, the outcome in each cell."""
+    g = Grid(a)
+    names = np.array(g.outcomes, dtype=object)
+    symbols = np.array([" ", *(OUTCOME_SYMBOLS.get(str(o), "?") for o in g.outcomes[1:])])
+    pass_code = g.outcomes.index(PASS) if PASS in g.outcomes else -1
+    outcome_rows = names[g.codes].tolist()
+    lines = ["".join(row) for row in symbols[g.codes].tolist()]
+    passed = (g.codes == pass_code).sum(axis=1).tolist()
+    ran = (g.codes > 0).sum(axis=1).tolist()
+    rows = [
+        {"agent": agent, "condition": cond, "trial": trial, "outcomes": outcomes}
+        for (agent, cond, trial), outcomes in zip(g.keys, outcome_rows, strict=True)
+    ]
+    cells = [
+        [agent, cond, str(trial), f"{p}/{r}", line]
+        for (agent, cond, trial), p, r, line in zip(g.keys, passed, ran, lines, strict=True)
+    ]
+    legend = ", ".join(f"{s} {o}" for o, s in OUTCOME_SYMBOLS.items())
+    notes = [f"columns: {len(g.tasks)} tasks by kind then id; {legend}; blank: not run", a.epoch.summary()]
+    meta = a.meta() | {"tasks": g.tasks}
+    return Table(name="grid", title="Every attempt", header=["agent", "cond", "trial", "passed", "tasks"],
+                 cells=cells, rows=rows, notes=notes, meta=meta)  # fmt: skip
+
+
+def outcome_order() -> list[str]:
+    """Outcomes in display order: pass first, then failure classes."""
+    return ordered([PASS, *FAILURE_ORDER], [PASS, *FAILURE_ORDER])
