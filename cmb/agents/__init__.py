@@ -21,6 +21,7 @@ from cmb.agents._external import (
     register_external,
     register_usage_parser,
 )
+from cmb.agents._llm import BuiltinLLMAgent, CodeActAgent, ReactAgent
 from cmb.agents._replay import ReplayAgent, Run, WriteFile, dump_trajectory, load_trajectory
 
 __all__ = [
@@ -30,11 +31,14 @@ __all__ = [
     "AgentContext",
     "AgentOutcome",
     "AgentSetupError",
+    "BuiltinLLMAgent",
+    "CodeActAgent",
     "ExternalAgent",
     "ExternalAgentSpec",
     "GatewayAccess",
     "NullAgent",
     "OracleAgent",
+    "ReactAgent",
     "ReplayAgent",
     "Run",
     "SandboxPaths",
