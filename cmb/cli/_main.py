@@ -61,8 +61,9 @@ def _n_checks(entry: TaskEntry) -> int | None:
 
 @tasks.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--markdown", is_flag=True, help="Print a Markdown table by study (for the README).")
 @click.pass_context
-def tasks_list(ctx: click.Context, as_json: bool) -> None:
+def tasks_list(ctx: click.Context, as_json: bool, markdown: bool) -> None:
     """List tasks and workflows: id, study, kind, codes, number of checks, whether a reduced prompt exists."""
     catalog = _catalog(ctx)
     rows: list[dict[str, Any]] = [
@@ -78,6 +79,9 @@ def tasks_list(ctx: click.Context, as_json: bool) -> None:
     ]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
+        return
+    if markdown:
+        click.echo(_markdown_table(rows))
         return
     header = ("id", "study", "kind", "codes", "checks", "reduced")
     table = [header] + [
@@ -97,6 +101,25 @@ def tasks_list(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"\n{len(rows)} entries")
     for problem in catalog.problems:
         click.echo(f"warning: {problem}", err=True)
+
+
+def _markdown_table(rows: list[dict[str, Any]]) -> str:
+    """Tasks grouped by study, single tasks before workflows, with kind, codes and check counts."""
+    lines = ["| study | task | kind | codes | checks | reduced prompt |", "| --- | --- | --- | --- | --- | --- |"]
+    order = sorted(rows, key=lambda r: (r["study"], r["kind"] == "workflow", r["id"]))
+    previous = None
+    for r in order:
+        study = r["study"] if r["study"] != previous else ""
+        previous = r["study"]
+        reduced = "differs" if r["has_reduced"] else "same"
+        codes = ", ".join(r["codes"])
+        lines.append(f"| {study} | `{r['id']}` | {r['kind']} | {codes} | {r['n_checks']} | {reduced} |")
+    kinds: dict[str, int] = {}
+    for r in rows:
+        kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    studies = len({r["study"] for r in rows})
+    return "\n".join(lines) + f"\n\n{len(rows)} entries in {studies} studies: {summary}."
 
 
 @tasks.command("show")
@@ -247,6 +270,135 @@ def grade_cmd(ctx: click.Context, task_id: str, submission_dir: Path, as_json: b
     sys.exit(0 if report.passed else 1)
 
 
+def _pick_backend(name: str) -> str:
+    """`auto`: docker when a daemon answers, else local."""
+    from cmb.sandbox import get_backend
+
+    if name != "auto":
+        return name
+    return "docker" if get_backend("docker").available() is None else "local"
+
+
+def _agent_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--agent-option")
+        options[name.strip()] = value
+    return options
+
+
+@cli.command("run")
+@click.argument("task_id")
+@click.option("--agent", "agent_name", required=True, help="Agent name (oracle, null, replay, codex, ...).")
+@click.option("--condition", default=None, help="SF, SR, WF or WR (default: SF for a task, WF for a workflow).")
+@click.option(
+    "--backend", type=click.Choice(["auto", "local", "docker", "kubernetes"]), default="auto", help="Sandbox backend."
+)
+@click.option("--trial", type=int, default=0, help="Trial index (part of the attempt key).")
+@click.option("--sweep", "sweep_id", default="adhoc", help="Sweep id the attempt is filed under.")
+@click.option("--time-limit", type=int, default=None, help="Override the time limit in seconds.")
+@click.option("--cpus", type=float, default=None, help="Override the profile's CPU count.")
+@click.option("--memory-gib", type=float, default=None, help="Override the profile's memory limit.")
+@click.option("--model", default=None, help="Model name for agents that use one.")
+@click.option("--gateway-url", default=None, help="Model gateway base URL (without /v1).")
+@click.option("--gateway-key", default=None, help="Per-run key for the gateway.")
+@click.option("--image", default="cmb-agent:latest", help="Agent image (docker, kubernetes).")
+@click.option("--agent-option", "agent_opts", multiple=True, help="KEY=VALUE passed to the agent (repeatable).")
+@click.option("--agents-file", default=None, help="Extra external-agent YAML files, colon-separated.")
+@click.option("--json", "as_json", is_flag=True, help="Print the RunRecord as JSON.")
+@click.pass_context
+def run_cmd(
+    ctx: click.Context,
+    task_id: str,
+    agent_name: str,
+    condition: str | None,
+    backend: str,
+    trial: int,
+    sweep_id: str,
+    time_limit: int | None,
+    cpus: float | None,
+    memory_gib: float | None,
+    model: str | None,
+    gateway_url: str | None,
+    gateway_key: str | None,
+    image: str,
+    agent_opts: tuple[str, ...],
+    agents_file: str | None,
+    as_json: bool,
+) -> None:
+    """Run one attempt of AGENT on TASK_ID in a sandbox. Exit 0 passed, 1 failed, 2 infrastructure or harness."""
+    from cmb.agents import get_agent, load_user_agents
+    from cmb.gateway import attempt_access, sweep_gateway
+    from cmb.models import FailureClass, RunKey
+    from cmb.runner import RunOptions, run_attempt
+    from cmb.sandbox import get_backend
+
+    entry = _entry(_catalog(ctx), task_id)
+    settings: CmbSettings = ctx.obj["settings"]
+    cond = Condition(condition) if condition else entry.conditions()[0]
+    if cond not in entry.conditions():
+        raise click.ClickException(f"{task_id} runs under {', '.join(c.value for c in entry.conditions())} only")
+    try:
+        load_user_agents(agents_file)
+        options = _agent_options(agent_opts)
+        if model is not None:
+            options["model"] = model
+        agent = get_agent(agent_name, **options)
+        backend_cls = get_backend(_pick_backend(backend))
+    except (KeyError, ValueError, TypeError) as exc:
+        raise click.ClickException(str(exc.args[0]) if exc.args else str(exc)) from None
+    reason = backend_cls.available()
+    if reason is not None:
+        raise click.ClickException(f"backend {backend_cls.backend!r} cannot run here: {reason}")
+    key = RunKey(sweep=sweep_id, agent=agent_name, task=entry.id, condition=cond, trial=trial)
+    given = {k: v for k, v in {"gateway_url": gateway_url, "gateway_key": gateway_key}.items() if v}
+    # An LLM agent gets a gateway: the one given, or one started in-process for this attempt.
+    with sweep_gateway(settings.home, given, agent.needs_gateway) as gateway_options:
+        access, meter = attempt_access(gateway_options, key, model)
+        run_options = RunOptions(
+            home=settings.home,
+            image=image,
+            gateway=access,
+            usage_meter=meter,
+            time_limit_s=time_limit,
+            cpus=cpus,
+            memory_gib=memory_gib,
+        )
+        click.echo(f"running {key} on {backend_cls.backend} ...", err=True)
+        record = run_attempt(key, entry, agent, backend_cls, run_options)
+    if as_json:
+        click.echo(record.model_dump_json(indent=2))
+    else:
+        verdict = (
+            "PASSED" if record.passed else f"FAILED ({record.failure_class.value if record.failure_class else '?'})"
+        )
+        click.echo(
+            f"{key}: {verdict}  exit {record.exit_reason}  raw {record.raw_score:.3f}  gated {record.gated_score:.3f}"
+        )
+        t = record.timings
+        click.echo(
+            f"  setup {t.setup:.1f} s · agent {t.agent:.1f} s · collect {t.collect:.1f} s · grade {t.grade:.1f} s"
+        )
+        click.echo(
+            f"  audit {'passed' if record.audit_passed else 'FAILED'}: "
+            + ", ".join(f"{k}={'ok' if v else 'NO'}" for k, v in record.audit_flags.items())
+        )
+        for message in record.audit_messages:
+            click.echo(f"    {message}")
+        if record.grade is not None:
+            click.echo(_render_report(record.grade))
+        click.echo(f"  artifacts: {settings.home / 'artifacts' / key.sweep / key.slug}")
+    if record.failure_class is FailureClass.INFRASTRUCTURE:
+        sys.exit(2)
+    sys.exit(0 if record.passed else 1)
+
+
 def main() -> None:
     """Entry point of the `cmb` script."""
     cli(prog_name="cmb")
+
+
+# Command groups living in their own modules register themselves on `cli` when imported.
+from cmb.cli import _analysis, _gateway, _sweep  # noqa: E402,F401

@@ -11,6 +11,15 @@ from typing import ClassVar
 
 from cmb.models import ResourceProfile
 
+THREAD_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "BLIS_NUM_THREADS",
+)
+
 
 class SandboxError(Exception):
     """The sandbox itself failed (could not start, image missing, daemon gone): an infrastructure failure."""
@@ -22,7 +31,7 @@ class SandboxSpec:
 
     name: str
     profile: ResourceProfile
-    image: str = "cmb-agent:latest"
+    image: str = "cmb-agent:full"  # deploy/image: build-local.sh full (no registry) or the Dockerfile
     env: dict[str, str] = field(default_factory=dict)
     workdir: str = "/workspace"
     gateway_url: str | None = None  # the only destination the sandbox may reach; None = no network at all
@@ -39,6 +48,7 @@ class ExecResult:
     duration_s: float
     timed_out: bool = False
     oom_killed: bool = False
+    disk_exceeded: bool = False  # killed because the workspace (and /tmp) outgrew profile.disk_gib
 
 
 class Sandbox(ABC):
@@ -48,11 +58,30 @@ class Sandbox(ABC):
 
     def __init__(self, spec: SandboxSpec) -> None:
         self.spec = spec
+        # What the runner should record: degraded isolation, refused links or oversize files on get(), ...
+        self.warnings: list[str] = []
+        # False when the backend had to run without its isolation layer (the local backend without bubblewrap).
+        self.isolated: bool = True
 
     @classmethod
     def available(cls) -> str | None:
         """None when the backend can run here, else the reason it cannot."""
         return None
+
+    @classmethod
+    def cleanup_orphans(cls) -> list[str]:
+        """Remove what earlier sandboxes of this backend left behind (a killed harness); returns what went."""
+        return []
+
+    @property
+    def gateway_url(self) -> str | None:
+        """The gateway URL as seen from inside the sandbox (may differ from spec.gateway_url); None = no network."""
+        return self.spec.gateway_url
+
+    def thread_env(self) -> dict[str, str]:
+        """Thread-count variables from the profile: cgroup CPU quotas do not change what nproc reports."""
+        n = str(max(1, int(self.spec.profile.cpus)))
+        return {name: n for name in THREAD_VARS}
 
     @abstractmethod
     def start(self) -> None:
@@ -70,7 +99,12 @@ class Sandbox(ABC):
 
     @abstractmethod
     def get(self, src: str, dest: Path, max_bytes: int = 256 * 1024 * 1024) -> None:
-        """Copy a workspace path (relative to the workdir) out to a host folder, refusing links and oversize."""
+        """Copy a workspace path (relative to the workdir) out to a host folder, refusing links and oversize.
+
+        A folder's contents land in `dest` (like put; "." copies the whole workspace), a file at `dest / name`.
+        Links, special files and whatever exceeds `max_bytes` are skipped and noted in `warnings` (the agent's
+        doing, not an infrastructure failure); a missing `src` raises FileNotFoundError.
+        """
 
     @abstractmethod
     def teardown(self) -> None:
@@ -108,3 +142,8 @@ def get_backend(name: str) -> type[Sandbox]:
         return BACKENDS[name]
     except KeyError:
         raise KeyError(f"unknown sandbox backend {name!r}; known: {sorted(BACKENDS)}") from None
+
+
+def cleanup_orphans() -> dict[str, list[str]]:
+    """Remove what sandboxes of every available backend left behind; run it when no harness is running."""
+    return {name: cls.cleanup_orphans() for name, cls in BACKENDS.items() if cls.available() is None}

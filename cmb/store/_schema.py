@@ -6,6 +6,7 @@ stored in every row so an old file is never misread.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -57,6 +58,11 @@ RUNS_SCHEMA = pa.schema(
         ("task_hash", pa.string()),
         ("grader_hash", pa.string()),
         ("harness_version", pa.string()),
+        # Added by the sweep store; older files read these as null.
+        ("spec_hash", pa.string()),  # SweepSpec.spec_hash() of the sweep that produced the row
+        ("run_id", pa.string()),  # one id per write; links a runs row to its checks rows
+        ("written_at", pa.timestamp("us", tz="UTC")),  # tie-break when one key was written twice
+        ("record_json", pa.string()),  # the full RunRecord, so MLflow replay and re-analysis lose nothing
     ]
 )
 
@@ -75,11 +81,18 @@ CHECKS_SCHEMA = pa.schema(
         ("passed", pa.bool_()),
         ("credit", pa.float64()),
         ("message", pa.string()),
+        ("run_id", pa.string()),  # the runs-table write these checks belong to
     ]
 )
 
 
-def run_row(record: RunRecord) -> dict[str, Any]:
+def run_row(
+    record: RunRecord,
+    *,
+    spec_hash: str | None = None,
+    run_id: str | None = None,
+    written_at: datetime | None = None,
+) -> dict[str, Any]:
     """Flatten a RunRecord into one runs-table row."""
     key, usage, t, res = record.key, record.usage, record.timings, record.resources
     grade = record.grade
@@ -125,10 +138,14 @@ def run_row(record: RunRecord) -> dict[str, Any]:
         "task_hash": record.task_hash,
         "grader_hash": record.grader_hash,
         "harness_version": record.harness_version,
+        "spec_hash": spec_hash,
+        "run_id": run_id,
+        "written_at": written_at,
+        "record_json": record.model_dump_json(),
     }
 
 
-def check_rows(record: RunRecord) -> list[dict[str, Any]]:
+def check_rows(record: RunRecord, *, run_id: str | None = None) -> list[dict[str, Any]]:
     """One checks-table row per check result of a graded attempt."""
     if record.grade is None:
         return []
@@ -148,6 +165,7 @@ def check_rows(record: RunRecord) -> list[dict[str, Any]]:
             "passed": c.passed,
             "credit": c.credit,
             "message": c.message[:500],
+            "run_id": run_id,
         }
         for c in record.grade.checks
     ]

@@ -1,0 +1,253 @@
+"""What a launcher does with one job, with no Ray in sight.
+
+It runs the attempt function, decides between retry and record, writes the record to the store (the truth) and
+mirrors it to MLflow (best effort).
+
+The attempt function is injectable: `(key, entry, context) -> RunRecord`. The default runs the real attempt
+lifecycle (cmb.runner); tests and benchmarks pass fast fakes. It must be importable by name (a module-level
+function), so Ray can ship it to launchers on other processes and nodes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from cmb import __version__
+from cmb.catalog import TaskEntry
+from cmb.models import FailureClass, ResourceProfile, RunKey, RunRecord
+from cmb.scheduler._plan import Attempt
+from cmb.store import MlflowConfig, MlflowMirror, ResultStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AttemptContext:
+    """Everything an attempt function needs beyond the key and the task."""
+
+    profile: ResourceProfile
+    backend: str
+    home: Path
+    retry: int = 0  # 0 on the first launch; a retried launch reuses the key's deterministic sandbox name
+    queued_at: datetime | None = None
+    options: dict[str, str] = field(default_factory=dict)  # image, gateway url, ... passed through to the runner
+
+
+AttemptFn = Callable[[RunKey, TaskEntry, AttemptContext], RunRecord]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One launch of one attempt; picklable."""
+
+    attempt: Attempt
+    retry: int
+    max_retries: int
+    spec_hash: str
+    backend: str
+    home: Path
+    queued_at: datetime
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """The attempt key as text."""
+        return self.attempt.id
+
+    def context(self) -> AttemptContext:
+        """The attempt function's context for this launch."""
+        return AttemptContext(
+            profile=self.attempt.profile,
+            backend=self.backend,
+            home=self.home,
+            retry=self.retry,
+            queued_at=self.queued_at,
+            options=dict(self.options),
+        )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What came of one launch, sent back to the driver (small: the record itself stays in the store)."""
+
+    key: str
+    status: Literal["done", "retry"]
+    retries: int
+    passed: bool | None = None
+    failure_class: str | None = None
+    cost: float | None = None
+    error: str | None = None
+    seconds: float = 0.0
+    mirrored: bool | None = None  # None: no mirror configured
+
+
+def resolve_attempt_fn(spec: str | None) -> AttemptFn:
+    """'module:function' -> the function; None -> the real runner."""
+    if not spec:
+        return run_with_runner
+    module, _, name = spec.partition(":")
+    if not name:
+        raise ValueError(f"attempt function {spec!r} must look like 'package.module:function'")
+    fn = getattr(importlib.import_module(module), name)
+    if not callable(fn):
+        raise TypeError(f"{spec} is not callable")
+    return fn  # type: ignore[no-any-return]
+
+
+def run_with_runner(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecord:
+    """The default attempt function: the real lifecycle (stage, sandbox, agent, collect, audit, grade).
+
+    An agent named `name@model` is agent `name` driving `model` through the gateway.
+    """
+    from cmb.agents import get_agent
+    from cmb.gateway import attempt_access
+    from cmb.runner import RunOptions, run_attempt
+    from cmb.sandbox import get_backend
+
+    name, _, model = key.agent.partition("@")
+    agent = get_agent(name, **({"model": model} if model else {}))
+    access, meter = attempt_access(ctx.options, key, model or None)
+    options = RunOptions(
+        home=ctx.home,
+        image=ctx.options.get("image") or RunOptions.image,
+        gateway=access,
+        usage_meter=meter,
+        profiles={entry.spec.resources: ctx.profile},  # the condition's profile, under the name the task asks for
+        time_limit_s=ctx.profile.time_limit_s,
+        queued_at=ctx.queued_at,
+        retries=ctx.retry,
+    )
+    return run_attempt(key, entry, agent, get_backend(ctx.backend), options)
+
+
+def noop_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecord:
+    """An attempt whose agent does nothing and is not graded: for benchmarks of the scheduler itself."""
+    now = datetime.now(UTC)
+    return RunRecord(
+        key=key,
+        study=entry.spec.study,
+        kind=entry.spec.kind.value,
+        started_at=now,
+        finished_at=now,
+        exit_reason="completed",
+        retries=ctx.retry,
+        resources=ctx.profile,
+        raw_score=0.0,
+        gated_score=0.0,
+        passed=False,
+        failure_class=FailureClass.FORMAT,
+        task_hash="noop",
+        grader_hash="noop",
+        harness_version=__version__,
+    )
+
+
+def grader_hash_of(entry: TaskEntry) -> str:
+    """The entry's grader hash, or a placeholder when the grader itself cannot be loaded."""
+    try:
+        from cmb.grading import grader_hash
+
+        return grader_hash(entry.grader(), entry.reference())
+    except Exception:  # a broken grader still gets its infrastructure record
+        return "unavailable"
+
+
+def infrastructure_record(attempt: Attempt, started_at: datetime, retries: int, error: str) -> RunRecord:
+    """The record of an attempt whose every launch failed on infrastructure: never counted as the agent's."""
+    entry = attempt.entry
+    return RunRecord(
+        key=attempt.key,
+        study=entry.spec.study,
+        kind=entry.spec.kind.value,
+        started_at=started_at,
+        finished_at=max(started_at, datetime.now(UTC)),
+        exit_reason="infrastructure",
+        retries=retries,
+        resources=attempt.profile,
+        audit_passed=False,
+        audit_messages=[error[:2000]],
+        raw_score=0.0,
+        gated_score=0.0,
+        passed=False,
+        failure_class=FailureClass.INFRASTRUCTURE,
+        task_hash=entry.task_hash(),
+        grader_hash=grader_hash_of(entry),
+        harness_version=__version__,
+    )
+
+
+def record_outcome(record: RunRecord, retries: int, seconds: float, mirrored: bool | None) -> Outcome:
+    """The driver's summary of a stored record."""
+    usage = record.usage
+    model_cost = usage.model_cost_usd if usage.requests else (usage.model_cost_usd or 0.0)  # no calls: free
+    cost = None if model_cost is None else model_cost + (record.compute_cost_usd or 0.0)
+    return Outcome(
+        key=str(record.key),
+        status="done",
+        retries=retries,
+        passed=record.passed,
+        failure_class=record.failure_class.value if record.failure_class else None,
+        cost=cost,
+        seconds=seconds,
+        mirrored=mirrored,
+    )
+
+
+def store_and_mirror(
+    record: RunRecord, store: ResultStore, spec_hash: str, mirror: MlflowMirror | None
+) -> tuple[str, bool | None]:
+    """Write the record (the truth), then mirror it; a mirror failure is logged and left for `mlflow-sync`."""
+    run_id = store.write(record, spec_hash=spec_hash)
+    if mirror is None:
+        return run_id, None
+    try:
+        mirror.log_attempt(record, run_id, spec_hash=spec_hash)
+        return run_id, True
+    except Exception as exc:  # MLflow down or slow: Parquet has it, a replay restores it
+        log.warning("MLflow mirror failed for %s: %s: %s", record.key, type(exc).__name__, exc)
+        return run_id, False
+
+
+def execute(job: Job, attempt_fn: AttemptFn, store: ResultStore, mirror: MlflowMirror | None) -> Outcome:
+    """Run one launch and store its record, or ask the driver for a retry.
+
+    An infrastructure failure (an exception, or a record classed `infrastructure`) asks for a retry while retries
+    are left, and is recorded with its retry count once they are spent; any other outcome is the agent's and is
+    recorded as it is, never retried.
+    """
+    started = datetime.now(UTC)
+    t0 = time.monotonic()
+    record: RunRecord | None
+    try:
+        record = attempt_fn(job.attempt.key, job.attempt.entry, job.context())
+        error = None if record.failure_class is not FailureClass.INFRASTRUCTURE else record.exit_reason
+    except Exception as exc:  # the harness or the sandbox failed: never the agent's doing
+        record, error = None, f"{type(exc).__name__}: {exc}"
+    seconds = time.monotonic() - t0
+    infra = record is None or record.failure_class is FailureClass.INFRASTRUCTURE
+    if infra and job.retry < job.max_retries:
+        return Outcome(key=job.key, status="retry", retries=job.retry, error=error, seconds=seconds)
+    if record is None:
+        record = infrastructure_record(job.attempt, started, job.retry, error or "unknown")
+    record = record.model_copy(update={"retries": job.retry})
+    _, mirrored = store_and_mirror(record, store, job.spec_hash, mirror)
+    outcome = record_outcome(record, job.retry, seconds, mirrored)
+    return outcome if error is None else replace(outcome, error=error)
+
+
+def mirror_from(config: MlflowConfig | None) -> MlflowMirror | None:
+    """A mirror for a launcher, or None when there is no MLflow or it cannot be reached now."""
+    if config is None:
+        return None
+    try:
+        return MlflowMirror(config)
+    except Exception as exc:
+        log.warning("MLflow mirror unavailable (%s); results stay in Parquet for a later mlflow-sync", exc)
+        return None
