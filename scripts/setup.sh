@@ -9,6 +9,9 @@ command -v pw.x >/dev/null || need_apt+=(quantum-espresso)
 [ -d /usr/share/doc/quantum-espresso/examples ] || need_apt+=(quantum-espresso-data)
 command -v lmp >/dev/null || need_apt+=(lammps)
 command -v chromium >/dev/null || need_apt+=(chromium fonts-dejavu-core)
+command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v debootstrap >/dev/null || need_apt+=(debootstrap)
+command -v dockerd >/dev/null || need_apt+=(docker.io)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   echo "installing Debian packages: ${need_apt[*]}"
@@ -26,3 +29,15 @@ if command -v npm >/dev/null; then
 fi
 # mini-swe-agent pins libraries of its own (click among them): it lives in its own virtual environment.
 [ -x /opt/cmb-mini/bin/mini ] || { python3 -m venv /opt/cmb-mini && /opt/cmb-mini/bin/pip install -q mini-swe-agent==2.4.6; }
+
+# The Docker engine, and the agent images built locally (no registry needed; cached by content hash).
+if ! docker info >/dev/null 2>&1; then
+  (dockerd >/var/log/dockerd.log 2>&1 &)
+  for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+  docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start (see /var/log/dockerd.log)" >&2; exit 1; }
+fi
+bash deploy/image/build-local.sh slim
+bash deploy/image/build-local.sh full
+
+# Opt-in: a real tiny model served offline (builds llama.cpp, about 20 minutes).
+if [ "${CMB_TEST_SMOLLM:-}" = 1 ]; then python3 -m pip install -q -e '.[smollm]'; fi
