@@ -1,4 +1,4 @@
-.PHONY: setup install check lint typecheck test test-fast verify
+.PHONY: setup install check lint typecheck test test-fast verify demo
 
 setup:
 	bash scripts/setup.sh
@@ -24,3 +24,11 @@ verify:
 	cmb tasks verify
 
 check: lint typecheck test
+
+# The main job on the embedded defaults: a sweep of the oracle and null agents over the whole suite (local Ray,
+# docker sandboxes, Parquet + MLflow under ./cmb-data), its tables, and its HTML report.
+demo:
+	cmb tasks validate
+	cmb sweep --agents oracle,null --tasks all --conditions SF,SR,WF,WR --trials 1 --sweep-id demo --resume
+	cmb results demo
+	cmb report demo --out cmb-data/demo-report.html

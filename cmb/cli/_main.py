@@ -304,7 +304,7 @@ def _agent_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--model", default=None, help="Model name for agents that use one.")
 @click.option("--gateway-url", default=None, help="Model gateway base URL (without /v1).")
 @click.option("--gateway-key", default=None, help="Per-run key for the gateway.")
-@click.option("--image", default="cmb-agent:latest", help="Agent image (docker, kubernetes).")
+@click.option("--image", default="cmb-agent:full", help="Agent image (docker, kubernetes).")
 @click.option("--agent-option", "agent_opts", multiple=True, help="KEY=VALUE passed to the agent (repeatable).")
 @click.option("--agents-file", default=None, help="Extra external-agent YAML files, colon-separated.")
 @click.option("--json", "as_json", is_flag=True, help="Print the RunRecord as JSON.")

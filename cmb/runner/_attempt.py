@@ -61,7 +61,7 @@ class RunOptions:
     """How to run an attempt, beyond the task and the agent."""
 
     home: Path = Path("cmb-data")
-    image: str = "cmb-agent:latest"
+    image: str = "cmb-agent:full"
     gateway: GatewayAccess = field(default_factory=GatewayAccess)
     profiles: dict[str, ResourceProfile] = field(default_factory=dict)  # overrides of DEFAULT_PROFILES by name
     time_limit_s: int | None = None  # overrides the task's and the profile's
