@@ -6,6 +6,7 @@ Energy route (cross-check only): ASE's EAM calculator, curvature of E(strain) of
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -111,7 +112,7 @@ def energy_route(potential: Path, a0: float) -> dict[str, float]:
 
 
 def main() -> None:
-    """Run both routes and print the reference values."""
+    """Run both routes, print them, and write the reference values to OUTDIR/values.json."""
     potential, out = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
     t0 = time.perf_counter()
     ref = stress_route(potential, out)
@@ -119,6 +120,9 @@ def main() -> None:
     print(f"LAMMPS stress route ({t1 - t0:.1f} s, 13 runs):")
     for k, v in ref.items():
         print(f"  {k}: {v:.6f}")
+    # keyed like reference.yaml, rounded as committed there
+    digits = {"a0_angstrom": 5, "Ecoh_eV_per_atom": 5, "C11_GPa": 2, "C12_GPa": 2, "C44_GPa": 2}
+    (out / "values.json").write_text(json.dumps({k: round(ref[k], n) for k, n in digits.items()}, indent=2) + "\n")
     try:
         check = energy_route(potential, ref["a0_angstrom"])
     except ImportError:

@@ -1,0 +1,504 @@
+"""Study cu-eam (Cu thermomechanics with the Foiles EAM potential): traps, tolerance edges, oracles.
+
+Tasks: cu-lammps-npt-inputs (input preparation), cu-vacancy, cu-phonons, cu-qha (run and analyze),
+cu-npt-expansion-analysis (output analysis) and the workflow cu-thermomechanics-workflow. cu-eam-elastic is
+covered by tests/test_example_tasks.py. Oracles that run LAMMPS or phonopy are `slow`; each runs once per module.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cmb.catalog import Catalog, TaskEntry, run_solution, stage_bundle
+from cmb.grading import grade
+from cmb.models import Condition, GradeReport
+from cmb.settings import CmbSettings
+
+CATALOG = Catalog.load(CmbSettings().root)
+HAS_LMP = shutil.which("lmp") is not None
+HAS_PHONOPY = importlib.util.find_spec("phonopy") is not None
+needs_lmp = pytest.mark.skipif(not HAS_LMP, reason="LAMMPS (lmp) not installed")
+needs_phonopy = pytest.mark.skipif(not (HAS_LMP and HAS_PHONOPY), reason="LAMMPS or phonopy not installed")
+
+JSON_TASKS = ["cu-vacancy", "cu-phonons", "cu-qha", "cu-npt-expansion-analysis", "cu-thermomechanics-workflow"]
+ALL = ["cu-lammps-npt-inputs", *JSON_TASKS]
+NEEDS = {  # what each oracle runs
+    "cu-lammps-npt-inputs": [],
+    "cu-vacancy": [needs_lmp],
+    "cu-phonons": [needs_phonopy],
+    "cu-qha": [needs_phonopy],
+    "cu-npt-expansion-analysis": [],
+    "cu-thermomechanics-workflow": [needs_phonopy],
+}
+
+
+def entry(task: str) -> TaskEntry:
+    return CATALOG.get(task)
+
+
+def grade_dir(task: str, submission: Path) -> GradeReport:
+    e = entry(task)
+    return grade(e.grader(), e.reference(), submission, e.reference_dir)
+
+
+def failed(report: GradeReport) -> set[str]:
+    return {c.id for c in report.checks if not c.passed}
+
+
+def grade_answer(task: str, answer: dict[str, Any], tmp_path: Path) -> GradeReport:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "answer.json").write_text(json.dumps(answer))
+    return grade_dir(task, tmp_path)
+
+
+def run_oracle(task: str, dest: Path, condition: Condition | None = None) -> Path:
+    e = entry(task)
+    cond = condition or e.conditions()[0]
+    stage_bundle(e, cond, dest)
+    proc = run_solution(e, dest, timeout_s=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return dest
+
+
+def reference_answer(task: str) -> dict[str, Any]:
+    """A submission made of the reference values of every numeric check."""
+    e = entry(task)
+    ref = e.reference()
+    return {
+        c.target.field: ref.values[c.reference].value
+        for c in e.grader().checks
+        if c.type in ("numeric.scalar", "numeric.array")
+    }
+
+
+def numeric_checks(task: str) -> list[Any]:
+    return [c for c in entry(task).grader().checks if c.type in ("numeric.scalar", "numeric.array")]
+
+
+@pytest.fixture(scope="module")
+def oracle_answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """The oracle's answer.json of each JSON task, computed once per module (only those requested)."""
+    cache: dict[str, dict[str, Any]] = {}
+
+    class Lazy(dict):  # type: ignore[type-arg]
+        def __missing__(self, task: str) -> dict[str, Any]:
+            work = run_oracle(task, tmp_path_factory.mktemp(task))
+            cache[task] = json.loads((work / "answer.json").read_text())
+            return cache[task]
+
+    return Lazy()
+
+
+# ------------------------------------------------------------------------------------------------ every task
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
+    e = entry(task)
+    assert e.spec.study == "cu-eam"
+    full = e.prompt(Condition.WF if e.is_workflow else Condition.SF)
+    reduced = e.prompt(Condition.WR if e.is_workflow else Condition.SR)
+    assert "## Method" in full and "## Method" not in reduced
+    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
+    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
+        assert (e.reference_dir / name).is_file(), name
+    for check in e.grader().checks:
+        assert check.target.file in e.spec.answer_files
+        assert check.description
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_empty_submission_fails(task, tmp_path):
+    report = grade_dir(task, tmp_path)
+    assert not report.passed and report.score == 0 and report.failure_category == "format"
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_staged_workspace_alone_fails(task, tmp_path):
+    e = entry(task)
+    stage_bundle(e, e.conditions()[0], tmp_path)
+    assert not grade_dir(task, tmp_path).passed
+
+
+@pytest.mark.parametrize("task", JSON_TASKS)
+def test_reference_values_pass(task, tmp_path):
+    assert grade_answer(task, reference_answer(task), tmp_path).passed
+
+
+def _moved(x: float, tol: Any, side: int, factor: float) -> float:
+    width = tol.width * abs(x) if tol.is_relative else tol.width
+    return x + side * factor * width
+
+
+def _edges(task: str, base: dict[str, Any], tmp_path: Path) -> None:
+    """Each numeric check: just inside its tolerance passes, just outside fails that check alone."""
+    ref = entry(task).reference()
+    for n, check in enumerate(numeric_checks(task)):
+        expected = ref.values[check.reference].value
+        tol = check.effective_tolerance
+        for side in (1, -1):
+            for factor, passes in ((0.98, True), (1.02, False)):
+                answer = dict(base)
+                if isinstance(expected, list):  # move one element; the others stay at the reference
+                    value = list(expected)
+                    value[n % len(value)] = _moved(value[n % len(value)], tol, side, factor)
+                else:
+                    value = _moved(expected, tol, side, factor)
+                answer[check.target.field] = value
+                report = grade_answer(task, answer, tmp_path / f"{check.id}-{side}-{factor}")
+                if passes:
+                    assert report.passed, (check.id, side, factor, failed(report))
+                else:
+                    assert failed(report) == {check.id}, (check.id, side, factor)
+
+
+@pytest.mark.parametrize("task", JSON_TASKS)
+def test_tolerance_edges_from_the_reference_answer(task, tmp_path):
+    _edges(task, reference_answer(task), tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", [pytest.param(t, marks=NEEDS[t]) for t in JSON_TASKS])
+def test_oracle_passes_and_its_answer_has_sharp_tolerance_edges(task, oracle_answers, tmp_path):
+    answer = oracle_answers[task]
+    report = grade_answer(task, answer, tmp_path / "oracle")
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+    _edges(task, answer, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", [pytest.param(t, marks=NEEDS[t]) for t in ALL])
+def test_oracle_passes_under_the_reduced_prompt_too(task, tmp_path):
+    e = entry(task)
+    report = grade_dir(task, run_oracle(task, tmp_path, e.conditions()[1]))
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+# ------------------------------------------------------------------------------------------------ cu-vacancy
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        # E(N-1) - E(N): the removed atom's cohesive energy is added (no (N-1)/N reference)
+        ({"Ef_vac_eV": 1.28335 + 3.54, "Ef_vac_unrelaxed_eV": 1.31654 + 3.54}, {"ef-relaxed", "ef-unrelaxed"}),
+        ({"Ef_vac_eV": 1.31654}, {"ef-relaxed"}),  # unrelaxed energy reported as the relaxed one
+        ({"Ef_vac_eV": 1.31654, "Ef_vac_unrelaxed_eV": 1.28335}, {"ef-relaxed", "ef-unrelaxed"}),  # swapped
+        ({"Omega_f_per_atomic_volume": 1.0}, {"omega-f"}),  # defect cell relaxed at fixed volume
+        ({"Omega_f_per_atomic_volume": 0.7355 - 1.0}, {"omega-f"}),  # relaxation volume
+        ({"Omega_f_per_atomic_volume": 0.7355 * 11.8104}, {"omega-f"}),  # cubic angstrom
+    ],
+    ids=["no-(N-1)/N", "unrelaxed", "swapped", "fixed-volume", "relaxation-volume", "angstrom3"],
+)
+def test_cu_vacancy_trap_fails_its_check(change, failing, tmp_path):
+    report = grade_answer("cu-vacancy", reference_answer("cu-vacancy") | change, tmp_path)
+    assert failed(report) == failing
+
+
+def test_cu_vacancy_fixed_cell_relaxation_energy_is_accepted(tmp_path):
+    # Relaxing the atoms at fixed cell (1.28474 eV) instead of zero pressure is a valid route for E_f.
+    assert grade_answer("cu-vacancy", reference_answer("cu-vacancy") | {"Ef_vac_eV": 1.28474}, tmp_path).passed
+
+
+# ------------------------------------------------------------------------------------------------ cu-phonons
+
+TWO_PI = 6.283185307179586
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({"nu_X_TA_THz": 5.0748 * TWO_PI, "nu_X_LA_THz": 7.6207 * TWO_PI}, {"nu-x-ta", "nu-x-la"}),  # omega
+        ({"nu_X_TA_THz": 5.0748 * 33.35641, "nu_X_LA_THz": 7.6207 * 33.35641}, {"nu-x-ta", "nu-x-la"}),  # cm-1
+        ({"nu_X_TA_THz": 7.6207, "nu_X_LA_THz": 5.0748}, {"nu-x-ta", "nu-x-la"}),  # modes swapped
+        ({"Cv_20K_J_per_K_mol": 4 * 0.5241, "Cv_300K_J_per_K_mol": 4 * 23.5718}, {"cv-20k", "cv-300k"}),
+        ({"Cv_300K_J_per_K_mol": 3 * 8.314462618}, {"cv-300k"}),  # classical Dulong-Petit
+        ({"Cv_20K_J_per_K_mol": 0.76979}, {"cv-20k"}),  # 4x4x4 mesh with the 3x3x3 supercell
+        ({"Cv_300K_J_per_K_mol": 23.5718 / 8.314462618}, {"cv-300k"}),  # in units of k_B per atom
+    ],
+    ids=["omega", "cm-1", "swapped", "per-conventional-cell", "dulong-petit", "coarse-mesh-20K", "k_B"],
+)
+def test_cu_phonons_trap_fails_its_check(change, failing, tmp_path):
+    report = grade_answer("cu-phonons", reference_answer("cu-phonons") | change, tmp_path)
+    assert failed(report) == failing
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"Cv_20K_J_per_K_mol": 0.5171, "Cv_300K_J_per_K_mol": 23.5721},  # 2x2x2 supercell, dense mesh
+        {"Cv_20K_J_per_K_mol": 0.5203, "Cv_300K_J_per_K_mol": 23.5680},  # 16^3 mesh
+    ],
+    ids=["2x2x2", "mesh-16"],
+)
+def test_cu_phonons_converged_alternatives_pass(change, tmp_path):
+    assert grade_answer("cu-phonons", reference_answer("cu-phonons") | change, tmp_path).passed
+
+
+# ------------------------------------------------------------------------------------------------ cu-qha
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({"alpha_V_300K_per_K": 4.9519e-05 / 3}, {"alpha-v"}),  # linear instead of volumetric
+        ({"B_T_300K_GPa": 138.52}, {"b-t"}),  # static bulk modulus
+        ({"B_T_300K_GPa": 128.57 * 1.03}, {"b-t"}),  # adiabatic modulus, about 3% higher
+        ({"a_300K_angstrom": 3.615}, {"a-300k"}),  # static lattice constant
+        ({"alpha_V_300K_per_K": 4.2347e-05, "B_T_300K_GPa": 147.56}, {"alpha-v", "b-t"}),  # +-0.5% grid
+    ],
+    ids=["linear", "static-B", "adiabatic-B", "static-a", "narrow-grid"],
+)
+def test_cu_qha_trap_fails_its_check(change, failing, tmp_path):
+    report = grade_answer("cu-qha", reference_answer("cu-qha") | change, tmp_path)
+    assert failed(report) == failing
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"alpha_V_300K_per_K": 4.897e-05, "B_T_300K_GPa": 128.63, "a_300K_angstrom": 3.63406},  # 2x2x2
+        {"alpha_V_300K_per_K": 4.967e-05, "B_T_300K_GPa": 128.17, "a_300K_angstrom": 3.63426},  # Murnaghan
+        {"alpha_V_300K_per_K": 4.891e-05, "B_T_300K_GPa": 128.43, "a_300K_angstrom": 3.63402},  # -1%..+2% grid
+    ],
+    ids=["2x2x2", "murnaghan", "narrower-valid-grid"],
+)
+def test_cu_qha_valid_alternatives_pass(change, tmp_path):
+    assert grade_answer("cu-qha", reference_answer("cu-qha") | change, tmp_path).passed
+
+
+# ------------------------------------------------------------------------------------------ cu-npt-expansion
+
+LOGS = [entry("cu-npt-expansion-analysis").workspace_dir / f"npt_{t}K.log" for t in (100, 200, 300, 400, 500)]
+
+
+def _blocks(path: Path) -> list[list[float]]:
+    """Box volumes of each thermo block of a log."""
+    out: list[list[float]] = []
+    col = None
+    for line in path.read_text().splitlines():
+        words = line.split()
+        if words[:1] == ["Step"]:
+            col, rows = words.index("Volume"), []
+        elif col is not None and line.startswith("Loop time"):
+            out.append(rows)
+            col = None
+        elif col is not None:
+            rows.append(float(words[col]))
+    return out
+
+
+def _a(volumes: list[float]) -> float:
+    return sum((4 * v / 864) ** (1 / 3) for v in volumes) / len(volumes)
+
+
+def _alpha(a: list[float]) -> float:
+    """(1/a) da/dT at 300 K from a quadratic through the five points (T = 100..500 K)."""
+    import numpy as np
+
+    t = [100.0, 200.0, 300.0, 400.0, 500.0]
+    c = np.polyfit(t, a, 2)
+    return float(np.polyval(np.polyder(c), 300.0) / np.polyval(c, 300.0))
+
+
+def test_cu_npt_logs_hold_three_stages_of_864_atoms():
+    for log in LOGS:
+        text = log.read_text()
+        assert "Created 864 atoms" in text
+        assert [len(b) for b in _blocks(log)] == [41, 41, 121]
+
+
+def test_cu_npt_averaging_every_row_fails(tmp_path):
+    # Including the constant-volume heating at the 0 K lattice constant biases a(T) low and alpha by -22%.
+    a = [_a([v for block in _blocks(log) for v in block]) for log in LOGS]
+    report = grade_answer("cu-npt-expansion-analysis", {"a_angstrom": a, "alpha_L_300K_per_K": _alpha(a)}, tmp_path)
+    assert failed(report) == {"lattice-constants", "alpha-l"}
+
+
+def test_cu_npt_equilibration_plus_production_is_accepted(tmp_path):
+    a = [_a(_blocks(log)[1] + _blocks(log)[2]) for log in LOGS]
+    report = grade_answer("cu-npt-expansion-analysis", {"a_angstrom": a, "alpha_L_300K_per_K": _alpha(a)}, tmp_path)
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize(
+    ("transform", "failing"),
+    [
+        (lambda ans: ans | {"alpha_L_300K_per_K": 3 * ans["alpha_L_300K_per_K"]}, {"alpha-l"}),  # volumetric
+        (lambda ans: ans | {"a_angstrom": [6 * a for a in ans["a_angstrom"]]}, {"lattice-constants"}),  # V^(1/3)
+        (lambda ans: ans | {"a_angstrom": [a / 4 ** (1 / 3) for a in ans["a_angstrom"]]}, {"lattice-constants"}),
+        (lambda ans: ans | {"a_angstrom": ans["a_angstrom"][::-1]}, {"lattice-constants"}),  # decreasing T
+        (lambda ans: ans | {"alpha_L_300K_per_K": 3.63 * ans["alpha_L_300K_per_K"]}, {"alpha-l"}),  # da/dT
+    ],
+    ids=["volumetric", "box-length", "per-atom-cube", "reversed", "not-divided-by-a"],
+)
+def test_cu_npt_trap_fails_its_check(transform, failing, oracle_answers, tmp_path):
+    report = grade_answer("cu-npt-expansion-analysis", transform(oracle_answers["cu-npt-expansion-analysis"]),
+                          tmp_path)  # fmt: skip
+    assert failed(report) == failing
+
+
+def test_cu_npt_oracle_passes_with_sharp_edges(oracle_answers, tmp_path):
+    # The oracle only parses the committed logs (no simulation code), so this runs in every test session.
+    answer = oracle_answers["cu-npt-expansion-analysis"]
+    assert grade_answer("cu-npt-expansion-analysis", answer, tmp_path / "oracle").passed
+    _edges("cu-npt-expansion-analysis", answer, tmp_path)
+
+
+# ------------------------------------------------------------------------------------------ workflow
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({"C44_GPa": 76.46 / 2}, {"c44"}),  # tensor instead of engineering shear strain
+        ({"Cv_300K_J_per_K_mol": 4 * 23.5718}, {"cv-300k"}),  # per conventional cell
+        ({"alpha_V_300K_per_K": 4.9519e-05 / 3}, {"alpha-v"}),  # linear coefficient
+        ({"B_T_300K_GPa": (167.29 + 2 * 124.21) / 3}, {"b-t"}),  # static bulk modulus from the Cij
+        ({"a_300K_angstrom": 3.615}, {"a-300k"}),  # static lattice constant
+    ],
+    ids=["c44-factor-2", "cv-per-cell", "linear-alpha", "static-B", "static-a"],
+)
+def test_cu_workflow_trap_fails_its_check(change, failing, tmp_path):
+    report = grade_answer("cu-thermomechanics-workflow", reference_answer("cu-thermomechanics-workflow") | change,
+                          tmp_path)  # fmt: skip
+    assert failed(report) == failing
+
+
+def test_cu_workflow_reference_is_the_steps_references():
+    wf = entry("cu-thermomechanics-workflow").reference().values
+    for step in ("cu-eam-elastic", "cu-phonons", "cu-qha"):
+        for key, value in entry(step).reference().values.items():
+            if key in wf:
+                assert wf[key].value == value.value, (step, key)
+
+
+# ------------------------------------------------------------------------------------------ cu-lammps-npt-inputs
+
+NPT_REF = entry("cu-lammps-npt-inputs").reference_dir
+REFERENCE_IN = (NPT_REF / "in.lmp").read_text()
+REFERENCE_DATA = (NPT_REF / "cu.data").read_text()
+
+
+def small_data(cells: int = 3, a: float = 3.615) -> str:
+    basis = [(0, 0, 0), (0, 0.5, 0.5), (0.5, 0, 0.5), (0.5, 0.5, 0)]
+    sites = [((i + u) * a, (j + v) * a, (k + w) * a) for i in range(cells) for j in range(cells)
+             for k in range(cells) for (u, v, w) in basis]  # fmt: skip
+    head = f"small cell\n\n{len(sites)} atoms\n1 atom types\n\n" + "".join(
+        f"0.0 {cells * a} {d}lo {d}hi\n" for d in "xyz"
+    )
+    return (
+        head
+        + "\nMasses\n\n1 63.546\n\nAtoms # atomic\n\n"
+        + "".join(f"{n} 1 {x} {y} {z}\n" for n, (x, y, z) in enumerate(sites, 1))
+    )
+
+
+def grade_inputs(tmp_path: Path, script: str, data: str | None = REFERENCE_DATA) -> GradeReport:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "in.lmp").write_text(script)
+    if data is not None:
+        (tmp_path / "cu.data").write_text(data)
+    return grade_dir("cu-lammps-npt-inputs", tmp_path)
+
+
+def test_cu_npt_inputs_reference_set_passes(tmp_path):
+    report = grade_inputs(tmp_path, REFERENCE_IN)
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+def test_cu_npt_inputs_oracle_passes(tmp_path):
+    # The oracle writes its files in a second; with lmp installed it also smoke-runs them (a few seconds).
+    report = grade_dir("cu-lammps-npt-inputs", run_oracle("cu-lammps-npt-inputs", tmp_path))
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("timestep        0.002\n", ""),  # the metal default, 1 fs, counts
+        ("iso 0.0 0.0 2.0", "iso 1.01325 1.01325 2.0"),  # 1 atm
+        ("iso 0.0 0.0 2.0", "aniso 0.0 0.0 2.0"),
+        ("velocity        all create 300.0", "velocity        all create 600.0"),  # 2T for equipartition
+        ("pair_coeff      1 1 Cu_u3.eam", "pair_coeff      * * Cu_u3.eam"),
+        ("run             25000", "run             5000\nrun             20000"),
+    ],
+    ids=["default-timestep", "one-atm", "aniso", "velocity-2T", "pair-coeff-star", "two-runs"],
+)
+def test_cu_npt_inputs_equivalent_variants_pass(old, new, tmp_path):
+    assert old in REFERENCE_IN
+    report = grade_inputs(tmp_path, REFERENCE_IN.replace(old, new))
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "failing"),
+    [
+        ("timestep        0.002", "timestep        2.0", {"timestep", "npt"}),  # fs written under metal units
+        ("temp 300.0 300.0 0.2", "temp 300.0 300.0 100", {"npt"}),  # Tdamp given in steps
+        ("iso 0.0 0.0 2.0", "iso 0.0 0.0 1000", {"npt"}),  # Pdamp given in steps
+        ("iso 0.0 0.0 2.0", "iso 0.0 0.0 0.02", {"npt"}),  # Pdamp of 10 steps
+        ("temp 300.0 300.0 0.2", "temp 298.15 298.15 0.2", {"npt"}),
+        ("iso 0.0 0.0 2.0", "iso 10000.0 10000.0 2.0", {"npt"}),  # 1 GPa in bar
+        ("fix             md all npt", "group           half id <= 432\nfix             md half npt", {"npt"}),
+        ("units           metal", "units           real", {"units"}),
+        ("units           metal\n", "", {"units"}),  # LAMMPS's default, lj
+        ("pair_style      eam\npair_coeff      1 1 Cu_u3.eam",
+         "pair_style      eam/alloy\npair_coeff      * * Cu_u3.eam Cu", {"pair-style"}),  # setfl style
+        ("pair_coeff      1 1 Cu_u3.eam", "pair_coeff      1 1 Cu_mishin1.eam.alloy", {"potential"}),
+        ("run             25000", "run             50", {"run-length"}),  # 50 ps read as 50 steps
+        ("thermo          250\n", "", {"thermo"}),  # default thermo 0: first and last step only
+        ("thermo          250", "thermo          5000", {"thermo"}),
+        ("velocity        all create 300.0 8121 mom yes rot yes dist gaussian\n", "",
+         {"velocity-temp", "velocity-seed"}),
+        ("boundary        p p p", "boundary        p p f", {"boundary"}),
+    ],
+    ids=["fs-timestep", "tdamp-steps", "pdamp-steps", "pdamp-short", "298K", "GPa-as-bar", "subgroup",
+         "real-units", "lj-units", "eam-alloy", "other-potential", "run-50", "no-thermo", "sparse-thermo",
+         "no-velocity", "slab"],
+)  # fmt: skip
+def test_cu_npt_inputs_trap_fails_its_check(old, new, failing, tmp_path):
+    assert old in REFERENCE_IN
+    assert failed(grade_inputs(tmp_path, REFERENCE_IN.replace(old, new))) == failing
+
+
+def test_cu_npt_inputs_too_small_cell_fails(tmp_path):
+    assert failed(grade_inputs(tmp_path, REFERENCE_IN, small_data(3))) == {"structure-size"}  # 108 atoms
+    assert grade_inputs(tmp_path / "ok", REFERENCE_IN, small_data(5)).passed  # 500 atoms: the bound
+
+
+def test_cu_npt_inputs_create_atoms_instead_of_read_data_fails_the_size_check(tmp_path):
+    script = REFERENCE_IN.replace(
+        "read_data       cu.data",
+        "lattice fcc 3.615\nregion box block 0 6 0 6 0 6\ncreate_box 1 box\ncreate_atoms 1 box",
+    )
+    assert failed(grade_inputs(tmp_path, script)) == {"structure-size"}
+
+
+def test_cu_npt_inputs_missing_data_file_fails(tmp_path):
+    report = grade_inputs(tmp_path, REFERENCE_IN, data=None)
+    assert {"data-file", "structure-size"} <= failed(report)
+    assert report.failure_category == "format"
+
+
+@pytest.mark.slow
+@needs_lmp
+def test_cu_npt_inputs_reference_set_runs_in_lammps(tmp_path):
+    import subprocess
+
+    shutil.copy(NPT_REF / "in.lmp", tmp_path / "in.lmp")
+    shutil.copy(NPT_REF / "cu.data", tmp_path / "cu.data")
+    shutil.copy(entry("cu-lammps-npt-inputs").workspace_dir / "Cu_u3.eam", tmp_path / "Cu_u3.eam")
+    script = (tmp_path / "in.lmp").read_text().replace("run             25000", "run             100")
+    (tmp_path / "in.lmp").write_text(script)
+    proc = subprocess.run(["lmp", "-in", "in.lmp", "-log", "log.lammps", "-screen", "none"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Total wall time" in (tmp_path / "log.lammps").read_text()
