@@ -206,7 +206,7 @@ def test_reproduce_within_the_grader_tolerance(tmp_path):
     script = (
         'mkdir -p "$1/workspace/data"\n'
         'printf "10.0 -15.80\\n10.2 -15.82\\n" > "$1/workspace/data/ev.dat"\n'
-        "echo '{\"a0\": 5.47}' > \"$1/values.json\"\n"
+        'echo \'{"a0": 5.47}\' > "$1/values.json"\n'
     )
     entry = Catalog.load(_with_reproduce(make_suite(tmp_path), script)).get("demo-eos")
     result = reproduce_entry(entry)
@@ -217,7 +217,7 @@ def test_reproduce_within_the_grader_tolerance(tmp_path):
 def test_reproduce_outside_tolerance_fails(tmp_path):
     from cmb.catalog import reproduce_entry
 
-    script = "echo '{\"a0\": 5.60}' > \"$1/values.json\"\n"  # 2.4% off, tolerance 0.5%
+    script = 'echo \'{"a0": 5.60}\' > "$1/values.json"\n'  # 2.4% off, tolerance 0.5%
     entry = Catalog.load(_with_reproduce(make_suite(tmp_path), script)).get("demo-eos")
     result = reproduce_entry(entry)
     assert not result.ok and "outside" in result.values[0].message

@@ -21,8 +21,14 @@ def test_tasks_list_json(tmp_path):
     assert res.exit_code == 0
     rows = json.loads(res.output)
     assert rows == [
-        {"id": "demo-eos", "study": "demo", "kind": "output-analysis", "codes": ["qe"], "n_checks": 2,
-         "has_reduced": True}
+        {
+            "id": "demo-eos",
+            "study": "demo",
+            "kind": "output-analysis",
+            "codes": ["qe"],
+            "n_checks": 2,
+            "has_reduced": True,
+        }
     ]
 
 

@@ -32,8 +32,9 @@ def test_task_passes_only_when_every_check_passes(tmp_path):
 def test_failure_category_priority_format_first(tmp_path):
     spec = _spec(
         make_check("numeric.scalar", id="sci", field="a", reference="a"),
-        make_check("schema.fields", id="fmt", category="format", reference=None, field=None,
-                   params={"fields": {"c": "number"}}),
+        make_check(
+            "schema.fields", id="fmt", category="format", reference=None, field=None, params={"fields": {"c": "number"}}
+        ),
     )
     report = grade(spec, make_reference(a=1.0), write_files(tmp_path, {"answer.json": {"a": 5.0}}))
     assert report.failure_category == "format"
@@ -55,8 +56,11 @@ def test_grader_reference_mismatch_is_a_harness_error(tmp_path):
 
 def test_relative_tolerance_on_zero_reference_is_a_grader_bug(tmp_path):
     with pytest.raises(GraderConfigError, match="absolute tolerance"):
-        grade(_spec(make_check("numeric.scalar")), make_reference(x=0.0),
-              write_files(tmp_path, {"answer.json": {"x": 0.0}}))
+        grade(
+            _spec(make_check("numeric.scalar")),
+            make_reference(x=0.0),
+            write_files(tmp_path, {"answer.json": {"x": 0.0}}),
+        )
 
 
 def test_grader_hash_tracks_reference(tmp_path):

@@ -140,7 +140,9 @@ def test_unreadable_submission_root(tmp_path):
 def test_arbitrary_bytes_never_raise(tmp_path, data):
     root = write_files(tmp_path / "h", {"answer.json": data})
     for type_ in ("numeric.scalar", "numeric.array", "numeric.set", "numeric.choice", "numeric.ordering"):
-        res = run_check(make_check(type_), Submission(root), make_reference(x=[1.0] if type_ != "numeric.scalar" else 1.0))
+        res = run_check(
+            make_check(type_), Submission(root), make_reference(x=[1.0] if type_ != "numeric.scalar" else 1.0)
+        )
         assert isinstance(res.passed, bool) and res.message
 
 

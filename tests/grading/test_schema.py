@@ -39,7 +39,9 @@ def test_fields_reject_extra_when_asked(tmp_path):
 
 def test_file_check_parses_by_suffix(tmp_path):
     check = make_check("schema.file", reference=None, field=None)
-    assert not run_check(check, Submission(write_files(tmp_path / "a", {"answer.json": "nope"})), make_reference()).passed
+    assert not run_check(
+        check, Submission(write_files(tmp_path / "a", {"answer.json": "nope"})), make_reference()
+    ).passed
     assert run_check(check, Submission(write_files(tmp_path / "b", {"answer.json": {}})), make_reference()).passed
 
 
