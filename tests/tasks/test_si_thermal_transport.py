@@ -1,0 +1,699 @@
+"""Study si-thermal-transport: traps and tolerance edges of its six tasks and its workflow.
+
+Each oracle runs once per module (module-scoped fixtures); those that run LAMMPS or phono3py are `slow` and are
+skipped where the code is missing. Every numeric check is probed just inside and just outside its tolerance,
+both around the reference value (fast) and on the oracle's own answer, and every trap an expert avoids is shown
+to fail the check meant to catch it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import h5py
+import numpy as np
+import pytest
+import yaml
+
+from cmb.grading import grade
+from cmb.models import GradeReport, GraderSpec, Reference, TaskSpec, WorkflowSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDY = "si-thermal-transport"
+TASKS = [
+    "si-sw-md-inputs",
+    "si-sw-lattice",
+    "si-sw-phonons",
+    "si-sw-kappa",
+    "si-sw-kappa-analysis",
+    "mass-interface-transmission",
+]
+JSON_TASKS = TASKS[1:]
+NEEDS_LMP = {"si-sw-lattice", "si-sw-phonons", "si-sw-kappa"}
+
+
+def task_dir(task: str) -> Path:
+    return ROOT / "tasks" / STUDY / task
+
+
+def load(task: str) -> tuple[TaskSpec, GraderSpec, Reference]:
+    spec = TaskSpec.model_validate(yaml.safe_load((task_dir(task) / "task.yaml").read_text()))
+    grader = GraderSpec.model_validate(yaml.safe_load((ROOT / "graders" / f"{task}.yaml").read_text()))
+    ref = Reference.model_validate(yaml.safe_load((ROOT / "references" / task / "reference.yaml").read_text()))
+    return spec, grader, ref
+
+
+def grade_dir(task: str, submission: Path) -> GradeReport:
+    _, grader, ref = load(task)
+    return grade(grader, ref, submission, ROOT / "references" / task)
+
+
+def failed(report: GradeReport) -> set[str]:
+    return {c.id for c in report.checks if not c.passed}
+
+
+def stage(task: str, dest: Path) -> Path:
+    spec, _, _ = load(task)
+    dest.mkdir(parents=True, exist_ok=True)
+    for rel in spec.workspace:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(task_dir(task) / "workspace" / rel, dest / rel)
+    return dest
+
+
+def run_oracle(task: str, dest: Path) -> Path:
+    solution = ROOT / "references" / task / "solution"
+    env = {**os.environ, "CMB_SOLUTION_DIR": str(solution), "OMP_NUM_THREADS": "1"}
+    subprocess.run(["bash", str(solution / "solve.sh")], cwd=stage(task, dest), env=env, check=True, timeout=600,
+                   capture_output=True)  # fmt: skip
+    return dest
+
+
+def oracle_dir(task: str, factory: pytest.TempPathFactory) -> Path:
+    if task in NEEDS_LMP and shutil.which("lmp") is None:
+        pytest.skip("LAMMPS (lmp) not installed")
+    return run_oracle(task, factory.mktemp(task))
+
+
+@pytest.fixture(scope="module")
+def lattice_oracle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return oracle_dir("si-sw-lattice", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def phonons_oracle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return oracle_dir("si-sw-phonons", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def kappa_oracle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("phono3py")
+    return oracle_dir("si-sw-kappa", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def analysis_oracle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return oracle_dir("si-sw-kappa-analysis", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def transmission_oracle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return oracle_dir("mass-interface-transmission", tmp_path_factory)
+
+
+ORACLES = {
+    "si-sw-lattice": "lattice_oracle",
+    "si-sw-phonons": "phonons_oracle",
+    "si-sw-kappa": "kappa_oracle",
+    "si-sw-kappa-analysis": "analysis_oracle",
+    "mass-interface-transmission": "transmission_oracle",
+}
+SLOW = {"si-sw-lattice", "si-sw-phonons", "si-sw-kappa"}
+
+
+def oracle_param(task: str) -> Any:
+    return pytest.param(task, marks=pytest.mark.slow, id=task) if task in SLOW else pytest.param(task, id=task)
+
+
+# --- files, prompts, empty submissions ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_task_files_are_consistent(task):
+    spec, grader, ref = load(task)
+    assert spec.id == grader.task == ref.task == task
+    assert spec.study == STUDY
+    for rel in spec.workspace:
+        assert (task_dir(task) / "workspace" / rel).is_file()
+    for check in grader.checks:
+        assert check.target.file in spec.answer_files
+        assert check.reference is None or check.reference in ref.values
+    for name in ref.files:
+        assert (ROOT / "references" / task / name).is_file()
+    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
+        assert (ROOT / "references" / task / name).is_file()
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
+    full = (task_dir(task) / "prompt.full.md").read_text()
+    reduced = (task_dir(task) / "prompt.reduced.md").read_text()
+    assert "## Method" in full and "## Method" not in reduced
+    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_empty_submission_fails(task, tmp_path):
+    report = grade_dir(task, tmp_path)
+    assert not report.passed
+    assert report.score == 0
+    assert report.failure_category == "format"
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_staged_workspace_alone_fails(task, tmp_path):
+    assert not grade_dir(task, stage(task, tmp_path)).passed
+
+
+# --- oracles --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task", [oracle_param(t) for t in ORACLES])
+def test_oracle_passes(task, request):
+    report = grade_dir(task, request.getfixturevalue(ORACLES[task]))
+    assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("lmp") is None, reason="the oracle smoke-runs its script with lmp")
+def test_md_inputs_oracle_passes(tmp_path):
+    report = grade_dir("si-sw-md-inputs", run_oracle("si-sw-md-inputs", tmp_path))
+    assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
+
+
+# --- tolerance edges of every numeric JSON check --------------------------------------------------------------------
+
+
+def reference_answer(task: str) -> dict[str, Any]:
+    _, grader, ref = load(task)
+    return {c.target.field: ref.values[c.reference].value for c in grader.checks
+            if c.type == "numeric.scalar" and c.target.file == "answer.json"}  # fmt: skip
+
+
+def write_submission(task: str, dest: Path, answer: dict[str, Any], base: Path | None = None) -> Path:
+    """answer.json (and the other answer files copied from `base`, or rebuilt from the reference)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / "answer.json").write_text(json.dumps(answer))
+    if task == "mass-interface-transmission":
+        if base is not None:
+            shutil.copyfile(base / "transmission.csv", dest / "transmission.csv")
+        else:
+            write_curve(dest, load(task)[2].values["transmission_curve"].value)
+    return dest
+
+
+def write_curve(dest: Path, values: list[float]) -> None:
+    rows = ["nu_THz,T"] + [f"{0.05 * (i + 1):.2f},{t!r}" for i, t in enumerate(values)]
+    (dest / "transmission.csv").write_text("\n".join(rows) + "\n")
+
+
+def scalar_checks(task: str) -> list[Any]:
+    _, grader, _ = load(task)
+    return [c for c in grader.checks if c.type == "numeric.scalar"]
+
+
+def probe_edges(task: str, base_answer: dict[str, Any], tmp_path: Path, base: Path | None) -> None:
+    _, _, ref = load(task)
+    for check in scalar_checks(task):
+        tol = check.effective_tolerance
+        expected = ref.values[check.reference].value
+        width = tol.width * abs(expected) if tol.is_relative else tol.width
+        for side in (1, -1):
+            answer = dict(base_answer)
+            answer[check.target.field] = expected + side * 1.02 * width
+            sub = write_submission(task, tmp_path / f"{check.id}{side}out", answer, base)
+            assert failed(grade_dir(task, sub)) == {check.id}, (check.id, side)
+            answer[check.target.field] = expected + side * 0.98 * width
+            sub = write_submission(task, tmp_path / f"{check.id}{side}in", answer, base)
+            report = grade_dir(task, sub)
+            assert report.passed, (check.id, side, failed(report))
+
+
+@pytest.mark.parametrize("task", JSON_TASKS)
+def test_tolerance_edges_around_the_reference(task, tmp_path):
+    probe_edges(task, reference_answer(task), tmp_path, None)
+
+
+@pytest.mark.parametrize("task", [oracle_param(t) for t in ORACLES])
+def test_tolerance_edges_on_the_oracle_answer(task, request, tmp_path):
+    base = request.getfixturevalue(ORACLES[task])
+    probe_edges(task, json.loads((base / "answer.json").read_text()), tmp_path, base)
+
+
+def answer_with(task: str, tmp_path: Path, **changes: Any) -> GradeReport:
+    return grade_dir(task, write_submission(task, tmp_path / "sub", reference_answer(task) | changes))
+
+
+# --- si-sw-md-inputs ------------------------------------------------------------------------------------------------
+
+MD_IN = (ROOT / "references" / "si-sw-md-inputs" / "in.lmp").read_text()
+MD_SCRIPT_CHECKS = {c.id for c in load("si-sw-md-inputs")[1].checks} - {"input-file"}
+
+
+def grade_md(text: str, tmp_path: Path) -> GradeReport:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "in.lmp").write_text(text)
+    return grade_dir("si-sw-md-inputs", tmp_path)
+
+
+def md_replace(old: str, new: str) -> str:
+    assert old in MD_IN, old
+    return MD_IN.replace(old, new)
+
+
+def test_md_reference_input_passes(tmp_path):
+    report = grade_md(MD_IN, tmp_path)
+    assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "failing"),
+    [
+        # timestep written in fs under metal units: 1 ps; the 0.1 ps damping is then 0.1 step
+        ("timestep        0.001", "timestep        1.0", {"timestep", "nvt"}),
+        # damping written as a number of steps: 100 ps = 1e5 steps
+        ("temp 500.0 500.0 0.1", "temp 500.0 500.0 100", {"nvt"}),
+        ("temp 500.0 500.0 0.1", "temp 300.0 300.0 0.1", {"nvt"}),  # wrong temperature
+        ("fix             nvt all nvt", "fix             nvt all nve", {"nvt"}),  # not NVT
+        ("lattice         diamond 5.431", "lattice         fcc 5.431", {"lattice-style"}),
+        ("lattice         diamond 5.431", "lattice         diamond 5.47", {"lattice-scale"}),
+        ("units           metal", "units           real", {"units"}),
+        (
+            "velocity        all create 500.0 4928459 mom yes rot yes dist gaussian\n",
+            "",
+            {"velocity-temp", "velocity-group", "velocity-seed"},
+        ),
+        ("create 500.0", "create 300.0", {"velocity-temp"}),
+        ("run             50000", "run             50", {"run-length"}),  # 50 read as ps
+        ("thermo          100\n", "", {"thermo"}),  # default thermo 0: first and last step only
+        ("mass            1 28.0855", "mass            1 72.63", {"mass"}),
+        (
+            "pair_style      sw\npair_coeff      * * Si.sw Si",
+            "pair_style      tersoff\npair_coeff      * * Si.tersoff Si",
+            {"pair-style", "potential"},
+        ),
+        ("boundary        p p p", "boundary        p p f", {"boundary"}),
+    ],
+)
+def test_md_trap_fails_its_check(old, new, failing, tmp_path):
+    assert failed(grade_md(md_replace(old, new), tmp_path)) == failing
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("pair_coeff      * * Si.sw Si", "pair_coeff      * * Si.sw Si Si"),  # two elements for one atom type
+        ("create_box      1 box", "create_box      2 box"),  # two atom types, one element named
+    ],
+)
+def test_md_pair_coeff_element_count_mismatch_fails_every_script_check(old, new, tmp_path):
+    report = grade_md(md_replace(old, new), tmp_path)
+    assert failed(report) == MD_SCRIPT_CHECKS
+    assert "LAMMPS stops" in next(c for c in report.checks if c.id == "potential").message
+
+
+def test_md_effective_defaults_count(tmp_path):
+    # No timestep and no boundary command: metal's default 0.001 ps and p p p are what LAMMPS uses.
+    text = md_replace("timestep        0.001\n", "").replace("boundary        p p p\n", "")
+    assert grade_md(text, tmp_path).passed
+
+
+def test_md_doubled_velocity_temperature_and_damping_via_dt_pass(tmp_path):
+    text = md_replace("create 500.0", "create 1000.0").replace("temp 500.0 500.0 0.1", "temp 500 500 $(100*dt)")
+    assert grade_md(text, tmp_path).passed
+
+
+@pytest.mark.parametrize(
+    ("old", "inside", "outside"),
+    [
+        ("lattice         diamond 5.431", "lattice         diamond 5.4358", "lattice         diamond 5.4370"),
+        ("lattice         diamond 5.431", "lattice         diamond 5.4262", "lattice         diamond 5.4250"),
+        ("timestep        0.001", "timestep        0.0010009", "timestep        0.0010011"),
+        ("temp 500.0 500.0 0.1", "temp 500.4 500.4 0.1", "temp 500.6 500.6 0.1"),
+        ("temp 500.0 500.0 0.1", "temp 500.0 500.0 0.02", "temp 500.0 500.0 0.0199"),  # 20 steps
+        ("temp 500.0 500.0 0.1", "temp 500.0 500.0 1.0", "temp 500.0 500.0 1.001"),  # 1000 steps
+        ("create 500.0", "create 1000.0", "create 1000.1"),
+        ("create 500.0", "create 500.0", "create 499.9"),
+        ("run             50000", "run             50000", "run             49999"),
+        ("thermo          100", "thermo          1000", "thermo          1001"),
+        ("mass            1 28.0855", "mass            1 28.3", "mass            1 28.31"),
+    ],
+)
+def test_md_setting_edges(old, inside, outside, tmp_path):
+    assert grade_md(md_replace(old, inside), tmp_path / "in").passed
+    assert len(failed(grade_md(md_replace(old, outside), tmp_path / "out"))) == 1
+
+
+# --- si-sw-lattice --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "failing"),
+    [
+        # beta-tin left at the starting (high-pressure) cell, SW: box not relaxed
+        (
+            {"sw_betasn_a_angstrom": 4.69, "sw_betasn_c_angstrom": 2.59, "sw_dE_betasn_eV_per_atom": 1.1895},
+            {"sw-betasn-a", "sw-betasn-c", "sw-de"},
+        ),
+        # beta-tin relaxed with c/a held fixed (iso), SW and Tersoff
+        (
+            {"sw_betasn_a_angstrom": 5.0016, "sw_betasn_c_angstrom": 2.7621, "sw_dE_betasn_eV_per_atom": 0.2011},
+            {"sw-betasn-a", "sw-betasn-c"},
+        ),
+        (
+            {
+                "tersoff_betasn_a_angstrom": 4.8694,
+                "tersoff_betasn_c_angstrom": 2.6891,
+                "tersoff_dE_betasn_eV_per_atom": 0.4816,
+            },
+            {"tersoff-betasn-a", "tersoff-betasn-c", "tersoff-de"},
+        ),
+        # the Tersoff cell slid into diamond (c/a = sqrt 2 in the tetragonal setting)
+        (
+            {
+                "tersoff_betasn_a_angstrom": 3.8404,
+                "tersoff_betasn_c_angstrom": 5.4312,
+                "tersoff_dE_betasn_eV_per_atom": 0.0,
+            },
+            {"tersoff-betasn-a", "tersoff-betasn-c", "tersoff-de"},
+        ),
+        # the two potentials swapped
+        ({"sw_Ecoh_eV_per_atom": 4.6304, "tersoff_Ecoh_eV_per_atom": 4.3366}, {"sw-ecoh", "tersoff-ecoh"}),
+        # energy difference per 4-atom cell
+        ({"sw_dE_betasn_eV_per_atom": 4 * 0.199688}, {"sw-de"}),
+        # primitive-cell length instead of the cubic lattice constant
+        ({"sw_a0_angstrom": 5.43095 / math.sqrt(2)}, {"sw-a0"}),
+    ],
+)
+def test_lattice_trap_fails_its_check(changes, failing, tmp_path):
+    assert failed(answer_with("si-sw-lattice", tmp_path, **changes)) == failing
+
+
+def test_lattice_negative_cohesive_energies_are_accepted(tmp_path):
+    assert answer_with("si-sw-lattice", tmp_path, sw_Ecoh_eV_per_atom=-4.3366,
+                       tersoff_Ecoh_eV_per_atom=-4.630412).passed  # fmt: skip
+
+
+# --- si-sw-phonons --------------------------------------------------------------------------------------------------
+
+EXPERIMENT = {"Gamma_optical_THz": 15.53, "X_TA_THz": 4.49, "X_LA_THz": 12.32, "X_TO_THz": 13.90}
+PHONON_FREQUENCIES = {"gamma-optical", "x-ta", "x-la", "x-to"}
+
+
+def test_phonons_corrected_to_experiment_fails(tmp_path):
+    assert failed(answer_with("si-sw-phonons", tmp_path, **EXPERIMENT)) == PHONON_FREQUENCIES
+
+
+@pytest.mark.parametrize("factor", [33.35641, 2 * math.pi], ids=["cm-1", "rad-per-ps"])
+def test_phonons_wrong_frequency_unit_fails(factor, tmp_path):
+    answer = {k: v * factor for k, v in reference_answer("si-sw-phonons").items() if k != "a0_angstrom"}
+    assert failed(answer_with("si-sw-phonons", tmp_path, **answer)) == PHONON_FREQUENCIES
+
+
+def test_phonons_at_the_pbe_lattice_constant_fail(tmp_path):
+    # SW phonons computed (phonopy + LAMMPS, 2x2x2, 0.01 A) at a = 5.47 A, the PBE lattice constant
+    pbe = {"a0_angstrom": 5.47, "Gamma_optical_THz": 17.5288, "X_TA_THz": 6.6557, "X_LA_THz": 12.7639,
+           "X_TO_THz": 15.3328}  # fmt: skip
+    assert failed(answer_with("si-sw-phonons", tmp_path, **pbe)) == {"a0", "gamma-optical", "x-la", "x-to"}
+
+
+# --- si-sw-kappa ----------------------------------------------------------------------------------------------------
+
+
+def test_kappa_rta_and_lbte_swapped_fail(tmp_path):
+    ref = reference_answer("si-sw-kappa")
+    swapped = {"kappa_RTA_W_mK": ref["kappa_LBTE_W_mK"], "kappa_LBTE_W_mK": ref["kappa_RTA_W_mK"]}
+    assert failed(answer_with("si-sw-kappa", tmp_path, **swapped)) == {"kappa-rta", "kappa-lbte"}
+
+
+@pytest.mark.parametrize("kappa_rta", [472.29, 523.94], ids=["mesh-9", "mesh-13"])
+def test_kappa_changed_mesh_fails(kappa_rta, tmp_path):
+    # RTA kappa(300 K) with the same force constants on 9x9x9 and 13x13x13 meshes instead of the prescribed 11x11x11
+    assert failed(answer_with("si-sw-kappa", tmp_path, kappa_RTA_W_mK=kappa_rta)) == {"kappa-rta"}
+
+
+def test_kappa_measured_silicon_value_fails(tmp_path):
+    assert failed(answer_with("si-sw-kappa", tmp_path, kappa_RTA_W_mK=150.0, kappa_LBTE_W_mK=150.0)) == {
+        "kappa-rta", "kappa-lbte"}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_kappa_oracle_rta_value_is_the_lbte_runs_rta(kappa_oracle):
+    answer = json.loads((kappa_oracle / "answer.json").read_text())
+    assert 1.15 < answer["kappa_LBTE_W_mK"] / answer["kappa_RTA_W_mK"] < 1.3
+
+
+# --- si-sw-kappa-analysis -------------------------------------------------------------------------------------------
+
+KAPPA_FILE = task_dir("si-sw-kappa-analysis") / "workspace" / "kappa-m151515.hdf5"
+
+
+def kappa_file() -> dict[str, np.ndarray]:
+    with h5py.File(KAPPA_FILE) as f:
+        return {k: np.asarray(f[k][()]) for k in ("temperature", "kappa", "mode_kappa", "frequency", "weight")}
+
+
+def test_analysis_file_layout_is_what_the_prompt_says():
+    data = kappa_file()
+    temps = data["temperature"]
+    assert list(temps) == list(np.arange(100.0, 1001.0, 50.0))
+    assert data["kappa"].shape == (len(temps), 6)
+    i = int(np.flatnonzero(temps == 300)[0])
+    assert np.isclose(data["mode_kappa"][i, ..., 0].sum() / data["weight"].sum(), data["kappa"][i, 0])
+
+
+@pytest.mark.parametrize("shift", [-1, 1])
+def test_analysis_temperature_index_off_by_one_fails(shift, tmp_path):
+    data = kappa_file()
+    temps, kxx = data["temperature"], data["kappa"][:, 0]
+    wrong = {f"kappa_{t}K_W_mK": float(kxx[int(np.flatnonzero(temps == t)[0]) + shift]) for t in (300, 500, 800)}
+    assert failed(answer_with("si-sw-kappa-analysis", tmp_path, **wrong)) == {"kappa-300k", "kappa-500k",
+                                                                             "kappa-800k"}  # fmt: skip
+
+
+def test_analysis_off_diagonal_component_fails(tmp_path):
+    data = kappa_file()
+    i = int(np.flatnonzero(data["temperature"] == 300)[0])
+    assert failed(answer_with("si-sw-kappa-analysis", tmp_path, kappa_300K_W_mK=float(data["kappa"][i, 3]))) == {
+        "kappa-300k"}  # fmt: skip
+
+
+def test_analysis_mode_kappa_weighted_twice_fails(tmp_path):
+    data = kappa_file()
+    i = int(np.flatnonzero(data["temperature"] == 300)[0])
+    weighted = data["mode_kappa"][i, :, :, 0] * data["weight"][:, None]
+    wrong = float(weighted[data["frequency"] < 5.0].sum() / weighted.sum())
+    assert failed(answer_with("si-sw-kappa-analysis", tmp_path, fraction_below_5THz_300K=wrong)) == {"fraction"}
+
+
+def test_analysis_plain_sum_of_mode_kappa_fails(tmp_path):
+    data = kappa_file()
+    i = int(np.flatnonzero(data["temperature"] == 300)[0])
+    plain = float(data["mode_kappa"][i, ..., 0].sum())
+    assert failed(answer_with("si-sw-kappa-analysis", tmp_path, kappa_300K_W_mK=plain)) == {"kappa-300k"}
+
+
+@pytest.mark.parametrize(("changes", "failing"), [
+    ({"fraction_below_5THz_300K": 63.03}, {"fraction"}),  # a percentage
+    ({"exponent_n": 1.0}, {"exponent"}),  # the classical-limit guess
+    ({"exponent_n": -1.1222}, {"exponent"}),  # the slope's sign
+])  # fmt: skip
+def test_analysis_trap_fails_its_check(changes, failing, tmp_path):
+    assert failed(answer_with("si-sw-kappa-analysis", tmp_path, **changes)) == failing
+
+
+def test_analysis_two_point_exponent_passes(tmp_path):
+    data = kappa_file()
+    temps, kxx = data["temperature"], data["kappa"][:, 0]
+    n = -math.log(kxx[temps == 800][0] / kxx[temps == 300][0]) / math.log(800 / 300)
+    assert answer_with("si-sw-kappa-analysis", tmp_path, exponent_n=n).passed
+
+
+# --- mass-interface-transmission ------------------------------------------------------------------------------------
+
+AMU, H, KB, K_SPRING = 1.66053906660e-27, 6.62607015e-34, 1.380649e-23, 40.0
+M_L, M_R = 28.0855 * AMU, 72.63 * AMU
+
+
+def exact_t(nu: float) -> float:
+    w2 = (2 * math.pi * nu) ** 2
+    cl, cr = 1 - M_L * w2 / (2 * K_SPRING), 1 - M_R * w2 / (2 * K_SPRING)
+    if abs(cl) >= 1 or abs(cr) >= 1:
+        return 0.0
+    ql, qr = math.acos(cl), math.acos(cr)
+    return math.sin(ql) * math.sin(qr) / math.sin((ql + qr) / 2) ** 2
+
+
+def broadened_t(nu: float, eta_rel: float) -> float:
+    """AGF transmission with a finite broadening eta = eta_rel * omega_max^2 (closed-form leads)."""
+    z = (2 * math.pi * nu) ** 2 + 1j * eta_rel * 4 * K_SPRING / M_L
+
+    def surface(mass: float) -> complex:
+        b = z * mass - 2 * K_SPRING
+        roots = [(b + s * np.sqrt(b * b - 4 * K_SPRING**2)) / (2 * K_SPRING**2) for s in (1, -1)]
+        return min(roots, key=lambda g: abs(K_SPRING * g))  # the decaying root
+
+    s_l, s_r = K_SPRING**2 * surface(M_L), K_SPRING**2 * surface(M_R)
+    g = np.linalg.inv(np.array([[z * M_L - 2 * K_SPRING - s_l, K_SPRING], [K_SPRING, z * M_R - 2 * K_SPRING - s_r]]))
+    return float(4 * s_l.imag * s_r.imag * abs(g[0, 1]) ** 2)
+
+
+def test_transmission_reference_is_the_exact_formula():
+    ref = load("mass-interface-transmission")[2].values
+    for key, nu in (("T_1THz", 1e12), ("T_3THz", 3e12), ("T_5THz", 5e12), ("T_5p7THz", 5.7e12)):
+        assert ref[key].value == pytest.approx(exact_t(nu), abs=1e-6)
+        assert broadened_t(nu, 1e-12) == pytest.approx(exact_t(nu), abs=1e-6)
+
+
+def test_transmission_too_large_broadening_fails(tmp_path):
+    # 2-atom device: the bias grows with the device length; 1e-3 omega_max^2 here is -5% and -3%
+    wrong = {"T_1THz": broadened_t(1e12, 1e-3), "T_5p7THz": broadened_t(5.7e12, 1e-3)}
+    assert failed(answer_with("mass-interface-transmission", tmp_path, **wrong)) == {"t-1thz", "t-5p7thz"}
+
+
+def test_transmission_omega_instead_of_omega_squared_fails(tmp_path):
+    # z = omega + i eta in place of omega^2 + i eta: the chain is probed at sqrt(omega) rad/s, the acoustic limit
+    wrong = {key: exact_t(math.sqrt(2 * math.pi * nu) / (2 * math.pi))
+             for key, nu in (("T_1THz", 1e12), ("T_3THz", 3e12), ("T_5THz", 5e12), ("T_5p7THz", 5.7e12))}  # fmt: skip
+    assert {"t-5thz", "t-5p7thz"} <= failed(answer_with("mass-interface-transmission", tmp_path, **wrong))
+
+
+def test_transmission_frequency_not_converted_to_angular_fails(tmp_path):
+    wrong = {"T_5THz": exact_t(5e12 / (2 * math.pi)), "T_5p7THz": exact_t(5.7e12 / (2 * math.pi))}
+    assert failed(answer_with("mass-interface-transmission", tmp_path, **wrong)) == {"t-5thz", "t-5p7thz"}
+
+
+def test_transmission_classical_and_2pi_conductances_fail(tmp_path):
+    nu_c = math.sqrt(4 * K_SPRING / M_R) / (2 * math.pi)
+    nus = np.linspace(0, nu_c, 20001)
+    classical = KB * np.trapezoid([exact_t(nu) for nu in nus], nus) * 1e12
+    wrong = {"G_50K_pW_per_K": classical, "G_300K_pW_per_K": classical}
+    assert failed(answer_with("mass-interface-transmission", tmp_path, **wrong)) == {"g-50k", "g-300k"}
+    ref = reference_answer("mass-interface-transmission")
+    wrong = {k: ref[k] * 2 * math.pi for k in ("G_50K_pW_per_K", "G_300K_pW_per_K")}
+    assert failed(answer_with("mass-interface-transmission", tmp_path / "2pi", **wrong)) == {"g-50k", "g-300k"}
+
+
+def test_transmission_light_chain_band_edge_fails(tmp_path):
+    light = math.sqrt(4 * K_SPRING / M_L) / (2 * math.pi) / 1e12
+    assert failed(answer_with("mass-interface-transmission", tmp_path, nu_c_THz=light)) == {"nu-c"}
+
+
+def read_curve(path: Path) -> list[float]:
+    with path.open() as fh:
+        return [float(row["T"]) for row in csv.DictReader(fh)]
+
+
+@pytest.mark.parametrize(
+    ("index", "delta", "passes"),
+    [(19, 0.0049, True), (19, 0.0051, False), (120, 0.0049, True), (120, 0.0051, False), (125, -0.0051, False)],
+)
+def test_transmission_curve_edges(index, delta, passes, tmp_path):
+    curve = list(load("mass-interface-transmission")[2].values["transmission_curve"].value)
+    curve[index] += delta
+    sub = write_submission("mass-interface-transmission", tmp_path, reference_answer("mass-interface-transmission"))
+    write_curve(sub, curve)
+    report = grade_dir("mass-interface-transmission", sub)
+    assert report.passed is passes
+    if not passes:
+        assert failed(report) == {"curve"}
+
+
+def test_transmission_curve_nonzero_above_the_band_edge_fails(tmp_path):
+    curve = [exact_t(0.05e12 * (i + 1)) for i in range(130)]
+    curve = [t if t > 0 else 0.02 for t in curve]  # a broadened tail beyond nu_c
+    sub = write_submission("mass-interface-transmission", tmp_path, reference_answer("mass-interface-transmission"))
+    write_curve(sub, curve)
+    assert failed(grade_dir("mass-interface-transmission", sub)) == {"curve"}
+
+
+def test_transmission_curve_with_missing_rows_fails(tmp_path):
+    sub = write_submission("mass-interface-transmission", tmp_path, reference_answer("mass-interface-transmission"))
+    write_curve(sub, list(load("mass-interface-transmission")[2].values["transmission_curve"].value)[:100])
+    assert {"curve-file", "curve"} <= failed(grade_dir("mass-interface-transmission", sub))
+
+
+def test_transmission_oracle_curve_matches_the_exact_formula(transmission_oracle):
+    curve = read_curve(transmission_oracle / "transmission.csv")
+    assert max(abs(t - exact_t(0.05e12 * (i + 1))) for i, t in enumerate(curve)) < 1e-5
+
+
+# --- si-sw-transport-workflow --------------------------------------------------------------------------------------
+
+WORKFLOW = "si-sw-transport-workflow"
+
+
+def load_workflow() -> tuple[WorkflowSpec, GraderSpec, Reference]:
+    spec = WorkflowSpec.model_validate(yaml.safe_load((task_dir(WORKFLOW) / "workflow.yaml").read_text()))
+    grader = GraderSpec.model_validate(yaml.safe_load((ROOT / "graders" / f"{WORKFLOW}.yaml").read_text()))
+    ref = Reference.model_validate(yaml.safe_load((ROOT / "references" / WORKFLOW / "reference.yaml").read_text()))
+    return spec, grader, ref
+
+
+def grade_workflow(submission: Path) -> GradeReport:
+    _, grader, ref = load_workflow()
+    return grade(grader, ref, submission, ROOT / "references" / WORKFLOW)
+
+
+def workflow_reference_answer() -> dict[str, Any]:
+    _, grader, ref = load_workflow()
+    return {c.target.field: ref.values[c.reference].value for c in grader.checks if c.type == "numeric.scalar"}
+
+
+def test_workflow_files_are_consistent():
+    spec, grader, ref = load_workflow()
+    assert spec.id == grader.task == ref.task == WORKFLOW
+    assert spec.steps == ["si-sw-lattice", "si-sw-phonons", "si-sw-kappa"]
+    for rel in spec.workspace:
+        assert (task_dir(WORKFLOW) / "workspace" / rel).is_file()
+    for check in grader.checks:
+        assert check.target.file in spec.answer_files
+    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
+        assert (ROOT / "references" / WORKFLOW / name).is_file()
+    full = (task_dir(WORKFLOW) / "prompt.full.md").read_text()
+    reduced = (task_dir(WORKFLOW) / "prompt.reduced.md").read_text()
+    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced != full
+
+
+def test_workflow_reference_values_are_the_steps_values():
+    _, _, ref = load_workflow()
+    steps = {t: load(t)[2].values for t in ("si-sw-lattice", "si-sw-phonons", "si-sw-kappa")}
+    for key, value in ref.values.items():
+        assert [s[key].value for s in steps.values() if key in s] == [value.value], key
+
+
+def test_workflow_empty_submission_fails(tmp_path):
+    report = grade_workflow(tmp_path)
+    assert not report.passed and report.score == 0
+
+
+def test_workflow_tolerance_edges(tmp_path):
+    _, grader, ref = load_workflow()
+    for check in [c for c in grader.checks if c.type == "numeric.scalar"]:
+        tol = check.effective_tolerance
+        expected = ref.values[check.reference].value
+        width = tol.width * abs(expected) if tol.is_relative else tol.width
+        for side in (1, -1):
+            for factor, passes in ((1.02, False), (0.98, True)):
+                answer = workflow_reference_answer() | {check.target.field: expected + side * factor * width}
+                sub = tmp_path / f"{check.id}{side}{factor}"
+                sub.mkdir()
+                (sub / "answer.json").write_text(json.dumps(answer))
+                report = grade_workflow(sub)
+                assert report.passed is passes, (check.id, side, factor)
+                if not passes:
+                    assert failed(report) == {check.id}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("lmp") is None, reason="LAMMPS (lmp) not installed")
+def test_workflow_oracle_passes(tmp_path):
+    pytest.importorskip("phono3py")
+    spec, _, _ = load_workflow()
+    for rel in spec.workspace:
+        shutil.copyfile(task_dir(WORKFLOW) / "workspace" / rel, tmp_path / rel)
+    solution = ROOT / "references" / WORKFLOW / "solution"
+    env = {**os.environ, "CMB_SOLUTION_DIR": str(solution), "OMP_NUM_THREADS": "1"}
+    subprocess.run(
+        ["bash", str(solution / "solve.sh")], cwd=tmp_path, env=env, check=True, timeout=900, capture_output=True
+    )
+    report = grade_workflow(tmp_path)
+    assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
