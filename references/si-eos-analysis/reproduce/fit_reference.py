@@ -1,11 +1,15 @@
-"""Print the si-eos-analysis reference values from the seven pw.x outputs.
+"""Print the si-eos-analysis reference values from the seven pw.x outputs, and write them to values.json.
+
+Usage: fit_reference.py [--json VALUES_JSON] scf_01.out ... scf_07.out
 
 The fit is ASE's Birch-Murnaghan (a nonlinear least-squares fit), an implementation independent of the
-oracle's linear fit in solution/bm_fit.py; both are printed so a disagreement is visible.
+oracle's linear fit in solution/bm_fit.py; both are printed so a disagreement is visible. With --json the ASE
+values are written, keyed like reference.yaml (a0_angstrom, B0_GPa, V0_per_atom_A3).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -29,7 +33,11 @@ def parse(path: Path) -> tuple[float, float, int]:
 
 def main() -> None:
     """Fit the outputs named on the command line and print the reference values."""
-    rows = [parse(Path(p)) for p in sorted(sys.argv[1:])]
+    args = sys.argv[1:]
+    values_json = None
+    if args[:1] == ["--json"]:
+        values_json, args = Path(args[1]), args[2:]
+    rows = [parse(Path(p)) for p in sorted(args)]
     nat = rows[0][2]
     v = np.array([r[0] for r in rows]) * BOHR_A**3 / nat  # A^3 per atom
     e = np.array([r[1] for r in rows]) * RY_EV / nat  # eV per atom
@@ -42,6 +50,9 @@ def main() -> None:
         f"ASE birchmurnaghan: a0 = {a0:.5f} A, V0 = {v0:.5f} A^3/atom, B0 = {b * EV_A3_GPA:.3f} GPa, "
         f"E0 = {e0:.6f} eV/atom"
     )
+    if values_json is not None:
+        values = {"a0_angstrom": round(a0, 5), "B0_GPa": round(b * EV_A3_GPA, 2), "V0_per_atom_A3": round(v0, 5)}
+        values_json.write_text(json.dumps(values, indent=2) + "\n")
     # Cross-check: BM3 is a cubic polynomial in V^(-2/3), so a linear least-squares fit gives it exactly.
     x = v ** (-2 / 3)
     c = np.polyfit(x, e, 3)

@@ -4,7 +4,8 @@
 # Usage: reproduce.sh [OUTDIR]      (default: ./si-eos-reproduce)
 #   OUTDIR/runs/NN/       one directory per lattice constant: pw.in, pw.out, pseudo/ and outdir/
 #   OUTDIR/workspace/     scf_NN.out, the files committed under tasks/.../si-eos-analysis/workspace/
-# Then fits a third-order Birch-Murnaghan EOS to them and prints the reference values.
+#   OUTDIR/values.json    a0_angstrom, B0_GPa, V0_per_atom_A3 of a third-order Birch-Murnaghan fit (ASE) to them
+# The fit is also printed, with an independent linear BM3 fit as a cross-check.
 #
 # Pinned settings: QE 6.7 pw.x, Si.pbe-rrkj.UPF (norm-conserving PBE, from Debian's quantum-espresso-data),
 # ecutwfc 30 Ry (ecutrho default 4x), Monkhorst-Pack 8x8x8 unshifted, conv_thr 1e-10 Ry, one MPI process.
@@ -70,4 +71,4 @@ PWIN
         "$(grep '^!' "$run/pw.out" | tr -s ' ')" "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN{print b-a}')"
     cp "$run/pw.out" "$out/workspace/scf_$n.out"
 done
-python3 "$here/fit_reference.py" "$out"/workspace/scf_*.out
+python3 "$here/fit_reference.py" --json "$out/values.json" "$out"/workspace/scf_*.out

@@ -6,6 +6,9 @@
 # process. One directory per run under OUTDIR/runs/. Prints, per atom, the total-energy error of each cutoff
 # (8x8x8 mesh) against ecutwfc = 60 Ry, and of each k mesh (30 Ry), unshifted and shifted, against 12x12x12,
 # and the smallest settings within 1 mRy/atom. Each run takes about a second.
+# Writes OUTDIR/values.json with the reproduced reference values: ecutwfc_min_ry and kmesh_min (the smallest
+# cutoff and unshifted mesh from which on every tested setting is within 1 mRy/atom), and calculation,
+# lattice_constant_angstrom and elements as pw.x reads them from the reference input set.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 task_ws="$here/../../../tasks/si-first-principles/si-pw-scf-inputs/workspace"
@@ -39,8 +42,12 @@ PWIN
     awk '/^!/ {e = $5} END {print e}' "$dir/pw.out"
 }
 
-# report LABEL ENERGY REFERENCE: error per atom (2 atoms) in mRy, and whether it is within 1 mRy/atom.
+# report LABEL ENERGY REFERENCE [TABLE VALUE]: error per atom (2 atoms) in mRy, and whether it is within
+# 1 mRy/atom; with TABLE and VALUE, also appends "VALUE error" to OUTDIR/TABLE.
 report() {
+    if [[ $# -ge 5 ]]; then
+        awk -v v="$5" -v e="$2" -v r="$3" 'BEGIN { d = (e - r) / 2 * 1000; if (d < 0) d = -d; print v, d }' >> "$out/$4"
+    fi
     awk -v l="$1" -v e="$2" -v r="$3" 'BEGIN {
         d = (e - r) / 2 * 1000; if (d < 0) d = -d
         printf "  %-22s E = %.8f Ry   |dE| = %7.3f mRy/atom  %s\n", l, e, d, (d < 1 ? "ok" : "NOT converged")
@@ -49,11 +56,12 @@ report() {
 
 echo "Plane-wave cutoff (8x8x8 unshifted), reference ecutwfc = 60 Ry:"
 eref=$(run ecut60 60 8 0)
-for ec in 12 14 16 18 20 24 30 40; do report "ecutwfc = $ec Ry" "$(run "ecut$ec" "$ec" 8 0)" "$eref"; done
+rm -f "$out/ecut.dat" "$out/kmesh.dat"
+for ec in 12 14 16 18 20 24 30 40; do report "ecutwfc = $ec Ry" "$(run "ecut$ec" "$ec" 8 0)" "$eref" ecut.dat "$ec"; done
 
 echo "k mesh (ecutwfc = 30 Ry), reference 12x12x12 unshifted:"
 kref=$(run k12 30 12 0)
-for nk in 4 5 6 8 10; do report "${nk}x${nk}x${nk} unshifted" "$(run "k${nk}" 30 "$nk" 0)" "$kref"; done
+for nk in 4 5 6 8 10; do report "${nk}x${nk}x${nk} unshifted" "$(run "k${nk}" 30 "$nk" 0)" "$kref" kmesh.dat "$nk"; done
 for nk in 2 3 4 6; do report "${nk}x${nk}x${nk} shifted" "$(run "k${nk}s" 30 "$nk" 1)" "$kref"; done
 
 echo "Reference input (references/si-pw-scf-inputs/pw.in):"
@@ -62,3 +70,31 @@ cp "$task_ws/pseudo/Si.pbe-rrkj.UPF" "$out/runs/reference/pseudo/"
 cp "$here/../pw.in" "$out/runs/reference/pw.in"
 (cd "$out/runs/reference" && OMP_NUM_THREADS=1 pw.x -in pw.in > pw.out)
 grep -E '^!|lattice parameter|unit-cell volume|JOB DONE' "$out/runs/reference/pw.out"
+
+python3 - "$out" <<'PY'
+import json, re, sys
+from pathlib import Path
+
+out = Path(sys.argv[1])
+
+
+def smallest_converged(table: str) -> float:
+    """The smallest tested value from which on every larger one is within 1 mRy/atom."""
+    rows = sorted((float(v), float(d)) for v, d in (line.split() for line in (out / table).read_text().splitlines()))
+    ok = [v for i, (v, _) in enumerate(rows) if all(d < 1.0 for _, d in rows[i:])]
+    return ok[0]
+
+
+text = (out / "runs/reference/pw.out").read_text()
+alat = float(re.search(r"lattice parameter \(alat\)\s*=\s*([\d.]+)", text).group(1))
+nk = int(smallest_converged("kmesh.dat"))
+values = {
+    "calculation": "scf" if "Self-consistent Calculation" in text and "JOB DONE" in text else "?",
+    "lattice_constant_angstrom": round(alat * 0.529177210903, 4),
+    "elements": sorted(set(re.findall(r"^\s+(\w+)\s+[\d.]+\s+[\d.]+\s+\w+\(\s*1\.00\)", text, re.M))),
+    "ecutwfc_min_ry": smallest_converged("ecut.dat"),
+    "kmesh_min": [nk, nk, nk],
+}
+(out / "values.json").write_text(json.dumps(values, indent=2) + "\n")
+print(json.dumps(values))
+PY

@@ -1,0 +1,613 @@
+"""Study si-first-principles (diamond Si with PBE): traps, tolerance edges, oracles.
+
+Tasks: si-eos (run and analyze, pw.x), si-dfpt-phonons (output analysis of ph.x/q2r.x force constants),
+si-fd-phonons (run and analyze, phonopy + pw.x), si-vasp-dielectric-inputs (input preparation for VASP) and the
+workflow si-first-principles-workflow. si-eos-analysis and si-pw-scf-inputs are covered by
+tests/test_example_tasks.py. Oracles that run pw.x or phonopy are `slow` and run once per module; matdyn.x (a
+fraction of a second) runs in the fast tests where it is installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cmb.catalog import Catalog, TaskEntry, run_solution, stage_bundle, validate
+from cmb.grading import grade
+from cmb.models import Condition, GradeReport
+from cmb.settings import CmbSettings
+
+CATALOG = Catalog.load(CmbSettings().root)
+HAS_PW = shutil.which("pw.x") is not None
+HAS_MATDYN = shutil.which("matdyn.x") is not None
+HAS_PHONOPY = importlib.util.find_spec("phonopy") is not None
+needs_pw = pytest.mark.skipif(not HAS_PW, reason="Quantum ESPRESSO pw.x not installed")
+needs_matdyn = pytest.mark.skipif(not HAS_MATDYN, reason="Quantum ESPRESSO matdyn.x not installed")
+needs_phonopy = pytest.mark.skipif(not (HAS_PW and HAS_PHONOPY), reason="pw.x or phonopy not installed")
+
+JSON_TASKS = ["si-eos", "si-dfpt-phonons", "si-fd-phonons", "si-first-principles-workflow"]
+ALL = [*JSON_TASKS, "si-vasp-dielectric-inputs"]
+NEEDS = {  # what each oracle runs
+    "si-eos": [needs_pw],
+    "si-dfpt-phonons": [needs_matdyn],
+    "si-fd-phonons": [needs_phonopy],
+    "si-first-principles-workflow": [needs_phonopy],
+    "si-vasp-dielectric-inputs": [],
+}
+CM1_PER_THZ = 33.35641
+RY_PER_BOHR_IN_EV_PER_A = 13.605693122994 / 0.529177210903
+# A valid E-V table for answers built by hand (si-eos needs ev.csv beside answer.json): seven points.
+EV_CSV = "V_per_atom_A3,E_eV_per_atom\n" + "".join(f"{18.9 + 0.5 * i:.2f},{-107.0 - 0.01 * i:.4f}\n" for i in range(7))
+
+
+def entry(task: str) -> TaskEntry:
+    return CATALOG.get(task)
+
+
+def grade_dir(task: str, submission: Path) -> GradeReport:
+    e = entry(task)
+    return grade(e.grader(), e.reference(), submission, e.reference_dir)
+
+
+def failed(report: GradeReport) -> set[str]:
+    return {c.id for c in report.checks if not c.passed}
+
+
+def grade_answer(task: str, answer: dict[str, Any], tmp_path: Path, ev_csv: str | None = EV_CSV) -> GradeReport:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "answer.json").write_text(json.dumps(answer))
+    if task == "si-eos" and ev_csv is not None:
+        (tmp_path / "ev.csv").write_text(ev_csv)
+    return grade_dir(task, tmp_path)
+
+
+def run_oracle(task: str, dest: Path, condition: Condition | None = None) -> Path:
+    e = entry(task)
+    stage_bundle(e, condition or e.conditions()[0], dest)
+    proc = run_solution(e, dest, timeout_s=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return dest
+
+
+def numeric_checks(task: str) -> list[Any]:
+    return [c for c in entry(task).grader().checks if c.type in ("numeric.scalar", "numeric.array")]
+
+
+def reference_answer(task: str) -> dict[str, Any]:
+    """A submission made of the reference values of every numeric check."""
+    ref = entry(task).reference()
+    return {c.target.field: ref.values[c.reference].value for c in numeric_checks(task)}
+
+
+@pytest.fixture(scope="module")
+def oracle_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The oracle's working folder of each task, run once per module (only those requested)."""
+
+    class Lazy(dict):  # type: ignore[type-arg]
+        def __missing__(self, task: str) -> Path:
+            self[task] = run_oracle(task, tmp_path_factory.mktemp(task))
+            return self[task]
+
+    return Lazy()
+
+
+# ------------------------------------------------------------------------------------------------ every entry
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
+    e = entry(task)
+    assert e.spec.study == "si-first-principles"
+    assert e.has_reduced
+    full = e.prompt(Condition.WF if e.is_workflow else Condition.SF)
+    reduced = e.prompt(Condition.WR if e.is_workflow else Condition.SR)
+    assert "## Method" in full and "## Method" not in reduced
+    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
+    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
+        assert (e.reference_dir / name).is_file(), name
+    for check in e.grader().checks:
+        assert check.target.file in e.spec.answer_files
+        assert check.description
+
+
+def test_study_validates_without_leaks():
+    problems = validate(CATALOG, [*ALL, "si-eos-analysis", "si-pw-scf-inputs"])
+    assert problems == [], "\n".join(map(str, problems))
+
+
+def test_workflow_chains_existing_steps():
+    wf = entry("si-first-principles-workflow")
+    assert wf.is_workflow
+    assert wf.spec.steps == ["si-pw-scf-inputs", "si-eos", "si-fd-phonons"]
+    assert all(step in CATALOG.entries for step in wf.spec.steps)
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_empty_submission_fails(task, tmp_path):
+    report = grade_dir(task, tmp_path)
+    assert not report.passed and report.score == 0 and report.failure_category == "format"
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_staged_workspace_alone_fails(task, tmp_path):
+    e = entry(task)
+    stage_bundle(e, e.conditions()[0], tmp_path)
+    assert not grade_dir(task, tmp_path).passed
+
+
+# ------------------------------------------------------------------------------------------------ tolerance edges
+
+
+@pytest.mark.parametrize("task", JSON_TASKS)
+def test_reference_values_pass(task, tmp_path):
+    assert grade_answer(task, reference_answer(task), tmp_path).passed
+
+
+def _moved(x: float, tol: Any, side: int, factor: float) -> float:
+    width = tol.width * abs(x) if tol.is_relative else tol.width
+    return x + side * factor * width
+
+
+def _edges(task: str, base: dict[str, Any], tmp_path: Path) -> None:
+    """Each numeric check: just inside its tolerance passes, just outside fails that check alone."""
+    ref = entry(task).reference()
+    for check in numeric_checks(task):
+        expected = ref.values[check.reference].value
+        tol = check.effective_tolerance
+        positions = range(len(expected)) if isinstance(expected, list) else [None]
+        for pos in positions:
+            for side in (1, -1):
+                for factor, passes in ((0.98, True), (1.02, False)):
+                    answer = dict(base)
+                    if pos is None:
+                        answer[check.target.field] = _moved(expected, tol, side, factor)
+                    else:  # move one element of the reference array; the others stay at the reference
+                        value = list(expected)
+                        value[pos] = _moved(value[pos], tol, side, factor)
+                        answer[check.target.field] = value
+                    report = grade_answer(task, answer, tmp_path / f"{check.id}-{pos}-{side}-{factor}")
+                    if passes:
+                        assert report.passed, (check.id, pos, side, factor, failed(report))
+                    else:
+                        assert failed(report) == {check.id}, (check.id, pos, side, factor)
+
+
+@pytest.mark.parametrize("task", JSON_TASKS)
+def test_tolerance_edges_from_the_reference_answer(task, tmp_path):
+    _edges(task, reference_answer(task), tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", [pytest.param(t, marks=NEEDS[t]) for t in JSON_TASKS])
+def test_oracle_passes_and_its_answer_has_sharp_tolerance_edges(task, oracle_runs, tmp_path):
+    work = oracle_runs[task]
+    report = grade_dir(task, work)
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+    _edges(task, json.loads((work / "answer.json").read_text()), tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", [pytest.param(t, marks=NEEDS[t]) for t in ALL])
+def test_oracle_passes_under_the_reduced_prompt_too(task, tmp_path):
+    e = entry(task)
+    report = grade_dir(task, run_oracle(task, tmp_path, e.conditions()[1]))
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+# ------------------------------------------------------------------------------------------------ si-eos
+
+EOS = reference_answer("si-eos")
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({"V0_per_atom_A3": 2 * EOS["V0_per_atom_A3"]}, {"v0"}),  # volume per 2-atom primitive cell
+        ({"V0_per_atom_A3": 8 * EOS["V0_per_atom_A3"]}, {"v0"}),  # volume per conventional cube
+        ({"E0_eV_per_atom": 2 * EOS["E0_eV_per_atom"]}, {"e0"}),  # energy per cell
+        ({"E0_eV_per_atom": EOS["E0_eV_per_atom"] / 13.605693122994}, {"e0"}),  # left in Ry
+        ({"B0_GPa": 2 * EOS["B0_GPa"]}, {"b0"}),  # per-cell energies against per-atom volumes
+        ({"B0_GPa": EOS["B0_GPa"] / 2}, {"b0"}),  # per-atom energies against per-cell volumes
+        ({"B0_GPa": EOS["B0_GPa"] / 160.21766208}, {"b0"}),  # left in eV/A^3
+        ({"B0_GPa": EOS["B0_GPa"] / 14710.507848}, {"b0"}),  # left in Ry/bohr^3
+        ({"a0_angstrom": EOS["a0_angstrom"] / 0.529177210903}, {"a0"}),  # bohr
+        ({"a0_angstrom": (2 * EOS["V0_per_atom_A3"]) ** (1 / 3)}, {"a0"}),  # primitive-cell volume taken as a^3
+        ({"E0_eV_per_atom": -106.99937}, {"e0"}),  # Gamma-centred 4x4x4 mesh (6.75 mRy/atom unconverged)
+    ],
+    ids=[
+        "V-per-cell",
+        "V-per-cube",
+        "E-per-cell",
+        "E-in-Ry",
+        "B-doubled",
+        "B-halved",
+        "B-eV/A3",
+        "B-Ry/bohr3",
+        "a-bohr",
+        "primitive-volume-as-a3",
+        "coarse-mesh",
+    ],
+)
+def test_si_eos_trap_fails_its_check(change, failing, tmp_path):
+    assert failed(grade_answer("si-eos", EOS | change, tmp_path)) == failing
+
+
+def test_si_eos_fewer_than_seven_points_fails(tmp_path):
+    three = "V_per_atom_A3,E_eV_per_atom\n19.5,-107.06\n20.5,-107.087\n21.5,-107.07\n"
+    assert failed(grade_answer("si-eos", EOS, tmp_path, ev_csv=three)) == {"ev-points"}
+
+
+def test_si_eos_missing_table_fails(tmp_path):
+    report = grade_answer("si-eos", EOS, tmp_path, ev_csv=None)
+    assert failed(report) == {"ev-points"}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # 18 Ry with a 6x6x6 mesh: the loosest setting within the prompt's 1 mRy/atom target (reproduce cross-check)
+        {"a0_angstrom": 5.47805, "B0_GPa": 87.22, "V0_per_atom_A3": 20.54892, "E0_eV_per_atom": -107.06908},
+        # 40 Ry with 12x12x12: the converged limit
+        {"a0_angstrom": 5.47535, "B0_GPa": 86.43, "V0_per_atom_A3": 20.51847, "E0_eV_per_atom": -107.08965},
+        # the seven staged outputs of si-eos-analysis (another grid, same settings)
+        {"a0_angstrom": 5.47568, "B0_GPa": 86.57, "V0_per_atom_A3": 20.52222},
+    ],
+    ids=["18Ry-6x6x6", "40Ry-12x12x12", "other-grid"],
+)
+def test_si_eos_converged_alternatives_pass(change, tmp_path):
+    assert grade_answer("si-eos", EOS | change, tmp_path).passed
+
+
+# ------------------------------------------------------------------------------------------------ si-dfpt-phonons
+
+DFPT = reference_answer("si-dfpt-phonons")
+
+
+def matdyn(fc: Path, work: Path, asr: str, q: tuple[float, float, float]) -> list[float]:
+    """Six frequencies (cm^-1, ascending) at q (Cartesian, 2pi/a) from the staged force constants."""
+    work.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(fc, work / "si.fc")
+    (work / "matdyn.in").write_text(
+        f"&input\n  asr = '{asr}', flfrc = 'si.fc', flfrq = 'f.dat'\n/\n1\n{q[0]} {q[1]} {q[2]}\n"
+    )
+    subprocess.run(["matdyn.x", "-in", "matdyn.in"], cwd=work, check=True, capture_output=True, timeout=60)
+    return sorted(float(w) for w in (work / "f.dat").read_text().splitlines()[2].split())
+
+
+def dfpt_answer(gamma: list[float], x: list[float]) -> dict[str, Any]:
+    """An answer built from frequencies at Gamma and X the way the prompt asks."""
+    return {
+        "gamma_cm1": gamma,
+        "X_cm1": x,
+        "gamma_optical_THz": sum(gamma[3:]) / 3 / CM1_PER_THZ,
+        "X_TA_THz": sum(x[:2]) / 2 / CM1_PER_THZ,
+        "X_LA_THz": sum(x[2:4]) / 2 / CM1_PER_THZ,
+        "X_TO_THz": sum(x[4:]) / 2 / CM1_PER_THZ,
+    }
+
+
+@pytest.fixture(scope="module")
+def staged_fc() -> Path:
+    return entry("si-dfpt-phonons").workspace_dir / "si.fc"
+
+
+@needs_matdyn
+def test_si_dfpt_without_acoustic_sum_rule_fails_only_gamma(staged_fc, tmp_path):
+    gamma = matdyn(staged_fc, tmp_path / "g", "no", (0, 0, 0))
+    x = matdyn(staged_fc, tmp_path / "x", "no", (0, 0, 1))
+    assert min(gamma[:3]) > 5  # the broken translational invariance the sum rule repairs
+    assert failed(grade_answer("si-dfpt-phonons", dfpt_answer(gamma, x), tmp_path / "a")) == {"gamma-cm1"}
+
+
+@needs_matdyn
+@pytest.mark.parametrize("asr", ["simple", "crystal"])
+def test_si_dfpt_either_sum_rule_passes(asr, staged_fc, tmp_path):
+    gamma = [0.0 if abs(w) < 0.01 else w for w in matdyn(staged_fc, tmp_path / "g", asr, (0, 0, 0))]
+    x = matdyn(staged_fc, tmp_path / "x", asr, (0, 0, 1))
+    report = grade_answer("si-dfpt-phonons", dfpt_answer(gamma, x), tmp_path / "a")
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+@needs_matdyn
+@pytest.mark.parametrize(
+    "q",
+    [(0, 0, 0.5), (0.5, 0.5, 0), (0.5, 0, 0.5), (0.5, 0.5, 0.5)],
+    ids=["gamma-x-midpoint", "reduced-as-cartesian", "reduced-as-cartesian-2", "L"],
+)
+def test_si_dfpt_wrong_wave_vector_for_x_fails(q, staged_fc, tmp_path):
+    gamma = [0.0 if abs(w) < 0.01 else w for w in matdyn(staged_fc, tmp_path / "g", "crystal", (0, 0, 0))]
+    x = matdyn(staged_fc, tmp_path / "x", "crystal", q)
+    report = grade_answer("si-dfpt-phonons", dfpt_answer(gamma, x), tmp_path / "a")
+    assert {"x-cm1", "x-ta-thz"} <= failed(report) <= {"x-cm1", "x-ta-thz", "x-la-thz", "x-to-thz"}
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        (
+            {k: DFPT[k] * CM1_PER_THZ for k in ("gamma_optical_THz", "X_TA_THz", "X_LA_THz", "X_TO_THz")},
+            {"gamma-optical-thz", "x-ta-thz", "x-la-thz", "x-to-thz"},
+        ),  # cm^-1 written under THz keys
+        (
+            {k: DFPT[k] * 2 * math.pi for k in ("gamma_optical_THz", "X_TA_THz", "X_LA_THz", "X_TO_THz")},
+            {"gamma-optical-thz", "x-ta-thz", "x-la-thz", "x-to-thz"},
+        ),  # angular frequency
+        ({"gamma_cm1": [w / CM1_PER_THZ for w in DFPT["gamma_cm1"]]}, {"gamma-cm1"}),  # THz under a cm^-1 key
+        ({"gamma_cm1": DFPT["gamma_cm1"][::-1]}, {"gamma-cm1"}),  # not ascending
+        ({"X_cm1": DFPT["X_cm1"][:3]}, {"x-cm1"}),  # three distinct values instead of six modes
+        ({"X_TA_THz": DFPT["X_LA_THz"], "X_LA_THz": DFPT["X_TA_THz"]}, {"x-ta-thz", "x-la-thz"}),  # swapped
+    ],
+    ids=["cm-1-as-THz", "omega", "THz-as-cm-1", "descending", "degenerate-collapsed", "TA-LA-swapped"],
+)
+def test_si_dfpt_trap_fails_its_check(change, failing, tmp_path):
+    assert failed(grade_answer("si-dfpt-phonons", DFPT | change, tmp_path)) == failing
+
+
+# ------------------------------------------------------------------------------------------------ si-fd-phonons
+
+FD = reference_answer("si-fd-phonons")
+FREQS = ("gamma_optical_THz", "X_TA_THz", "X_LA_THz", "X_TO_THz")
+ALL_FREQ_CHECKS = {"gamma-optical", "x-ta", "x-la", "x-to"}
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({k: FD[k] / math.sqrt(RY_PER_BOHR_IN_EV_PER_A) for k in FREQS}, ALL_FREQ_CHECKS),  # Ry/bohr as eV/A
+        ({k: FD[k] * CM1_PER_THZ for k in FREQS}, ALL_FREQ_CHECKS),  # cm^-1
+        ({k: FD[k] * 2 * math.pi for k in FREQS}, ALL_FREQ_CHECKS),  # angular frequency
+        # X asked at q = (0, 0, 1) of phonopy's auto primitive cell: a reciprocal lattice vector, i.e. Gamma
+        ({"X_TA_THz": 0.0, "X_LA_THz": 0.0, "X_TO_THz": FD["gamma_optical_THz"]}, {"x-ta", "x-la", "x-to"}),
+        ({"Cv_300K_J_per_molK": 2 * FD["Cv_300K_J_per_molK"]}, {"cv-300k"}),  # per mole of primitive cells
+        ({"Cv_300K_J_per_molK": 8 * FD["Cv_300K_J_per_molK"]}, {"cv-300k"}),  # per mole of cubes
+        ({"Cv_300K_J_per_molK": 3 * 8.314462618}, {"cv-300k"}),  # classical Dulong-Petit
+        ({"Cv_300K_J_per_molK": FD["Cv_300K_J_per_molK"] / 8.314462618}, {"cv-300k"}),  # in k_B per atom
+    ],
+    ids=[
+        "forces-Ry/bohr",
+        "cm-1",
+        "omega",
+        "auto-primitive-q",
+        "per-primitive-cell",
+        "per-cube",
+        "dulong-petit",
+        "k_B",
+    ],
+)
+def test_si_fd_trap_fails_its_check(change, failing, tmp_path):
+    assert failed(grade_answer("si-fd-phonons", FD | change, tmp_path)) == failing
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # reproduce cross-checks and the oracle's sensitivity runs (references/si-fd-phonons/QC.md)
+        {"gamma_optical_THz": 15.0528, "X_TA_THz": 4.3886, "X_LA_THz": 11.9351, "X_TO_THz": 13.297},  # 3x3x3 k
+        {"gamma_optical_THz": 14.9656, "X_TA_THz": 4.4576, "X_LA_THz": 11.9496, "X_TO_THz": 13.2634},  # 6x6x6 k
+        {"gamma_optical_THz": 14.9812, "X_TA_THz": 4.4181, "X_LA_THz": 11.9469, "X_TO_THz": 13.2607},  # 0.03 A
+        # 16-atom 2x2x2 supercell of the primitive cell (reproduce cross-check)
+        {
+            "gamma_optical_THz": 14.9752,
+            "X_TA_THz": 4.4485,
+            "X_LA_THz": 11.9513,
+            "X_TO_THz": 13.2644,
+            "Cv_300K_J_per_molK": 19.987,
+        },
+        # DFPT (ph.x, 24 Ry, 4x4x4 shifted k, q 4x4x4) at the same a0, and Cv from its force constants
+        {
+            "gamma_optical_THz": 14.9691,
+            "X_TA_THz": 4.4699,
+            "X_LA_THz": 11.9542,
+            "X_TO_THz": 13.2718,
+            "Cv_300K_J_per_molK": 20.09,
+        },
+    ],
+    ids=["k3", "k6", "displacement-0.03", "16-atoms", "dfpt"],
+)
+def test_si_fd_converged_alternatives_pass(change, tmp_path):
+    assert grade_answer("si-fd-phonons", FD | change, tmp_path).passed
+
+
+@pytest.mark.slow
+@needs_phonopy
+def test_si_fd_phonopy_auto_primitive_with_conventional_q_fails(oracle_runs, tmp_path):
+    """Rebuild phonopy as a careless agent would from the oracle's own pw.x forces: default primitive matrix
+    ('auto' in phonopy 4) and X written as (0, 0, 1) of the cube; then the same with forces left in Ry/bohr."""
+    import numpy as np
+    from phonopy import Phonopy
+
+    spec = importlib.util.spec_from_file_location(
+        "fd_phonons", entry("si-fd-phonons").reference_dir / "solution" / "fd_phonons.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    work = oracle_runs["si-fd-phonons"]
+    forces = module.pw_forces(
+        module.diamond_cube(5.4755), work / "fd_runs" / "disp-001", work / "pseudo" / "Si.pbe-rrkj.UPF", 30, 4
+    )
+
+    def answer(primitive: Any, q_x: tuple[float, float, float], force_factor: float) -> dict[str, Any]:
+        phonon = Phonopy(module.diamond_cube(5.4755), supercell_matrix=np.eye(3, dtype=int), primitive_matrix=primitive)
+        phonon.generate_displacements(distance=0.01)
+        phonon.forces = np.array([forces * force_factor])
+        phonon.produce_force_constants()
+        phonon.run_qpoints([(0, 0, 0), q_x])
+        gamma, x = np.sort(phonon.qpoints.frequencies, axis=1)
+        return FD | {
+            "gamma_optical_THz": float(gamma[3:6].mean()),
+            "X_TA_THz": float(x[:2].mean()),
+            "X_LA_THz": float(x[2:4].mean()),
+            "X_TO_THz": float(x[4:6].mean()),
+        }
+
+    with pytest.warns(Warning):  # phonopy 4 warns that 'auto' resolved to a non-identity matrix
+        careless = answer("auto", (0, 0, 1), 1.0)
+    assert {"x-ta", "x-la", "x-to"} <= failed(grade_answer("si-fd-phonons", careless, tmp_path / "auto"))
+    unconverted = answer("F", (0.5, 0.5, 0), 1 / RY_PER_BOHR_IN_EV_PER_A)
+    assert failed(grade_answer("si-fd-phonons", unconverted, tmp_path / "units")) == ALL_FREQ_CHECKS
+    assert grade_answer("si-fd-phonons", answer("F", (0.5, 0.5, 0), 1.0), tmp_path / "right").passed
+
+
+# ------------------------------------------------------------------------------------------------ workflow
+
+WF = reference_answer("si-first-principles-workflow")
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({"Cv_300K_J_per_molK": 2 * WF["Cv_300K_J_per_molK"]}, {"cv-300k"}),  # per mole of primitive cells
+        ({"B0_GPa": 2 * WF["B0_GPa"]}, {"b0"}),  # per-cell energies against per-atom volumes
+        ({"a0_angstrom": 5.431}, {"a0"}),  # experimental lattice constant instead of the fitted one
+        ({k: WF[k] / math.sqrt(RY_PER_BOHR_IN_EV_PER_A) for k in FREQS}, ALL_FREQ_CHECKS),  # force units
+        ({"X_TA_THz": 0.0, "X_LA_THz": 0.0, "X_TO_THz": WF["gamma_optical_THz"]}, {"x-ta", "x-la", "x-to"}),
+    ],
+    ids=["Cv-per-cell", "B-doubled", "experimental-a", "forces-Ry/bohr", "auto-primitive-q"],
+)
+def test_workflow_trap_fails_its_check(change, failing, tmp_path):
+    assert failed(grade_answer("si-first-principles-workflow", WF | change, tmp_path)) == failing
+
+
+def test_workflow_phonons_at_the_experimental_lattice_constant_fail(tmp_path):
+    # The oracle's phonons at a = 5.431 A (stage 1's lattice constant) instead of the fitted a0: every mode moves
+    # by more than its tolerance (the TA mode softens under compression), while Cv(300 K) moves by only 1%.
+    change = {
+        "gamma_optical_THz": 15.3389,
+        "X_TA_THz": 4.2313,
+        "X_LA_THz": 12.2347,
+        "X_TO_THz": 13.7481,
+        "Cv_300K_J_per_molK": 19.838,
+    }
+    assert failed(grade_answer("si-first-principles-workflow", WF | change, tmp_path)) == ALL_FREQ_CHECKS
+
+
+# ------------------------------------------------------------------------------------------------ VASP inputs
+
+VASP_REF = entry("si-vasp-dielectric-inputs").reference_dir
+REFERENCE_INCAR = (VASP_REF / "INCAR").read_text()
+
+
+def vasp_submission(tmp_path: Path, **files: str) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    for name in ("INCAR", "KPOINTS", "POSCAR", "POTCAR.spec"):
+        (tmp_path / name).write_text(files.get(name.replace(".", "_"), (VASP_REF / name).read_text()))
+    return tmp_path
+
+
+def incar_with(old: str, new: str) -> str:
+    assert re.search(old, REFERENCE_INCAR, re.M), old
+    return re.sub(old, new, REFERENCE_INCAR, flags=re.M)
+
+
+CUBE_POSCAR = """Si diamond, conventional cube
+5.4755
+1 0 0
+0 1 0
+0 0 1
+Si
+8
+direct
+0 0 0
+0 0.5 0.5
+0.5 0 0.5
+0.5 0.5 0
+0.25 0.25 0.25
+0.25 0.75 0.75
+0.75 0.25 0.75
+0.75 0.75 0.25
+"""
+
+
+def test_si_vasp_reference_input_set_passes(tmp_path):
+    report = grade_dir("si-vasp-dielectric-inputs", vasp_submission(tmp_path))
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"INCAR": incar_with(r"^LEPSILON.*$", "LCALCEPS = .TRUE.")},  # the finite-field route
+        {"INCAR": incar_with(r"^ISMEAR.*$", "ISMEAR = -5").replace("SIGMA = 0.01", "")},  # tetrahedra
+        {"INCAR": incar_with(r"^IBRION.*\n", "").replace("NSW = 0\n", "")},  # defaults: NSW = 0, IBRION = -1
+        {"POSCAR": CUBE_POSCAR, "KPOINTS": "cube\n0\nGamma\n8 8 8\n"},  # 8-atom cube, equivalent density
+        {"KPOINTS": "MP\n0\nMonkhorst-Pack\n13 13 13\n0 0 0\n"},  # odd Monkhorst-Pack mesh
+    ],
+    ids=["lcalceps", "tetrahedron", "defaults", "cube", "odd-monkhorst-pack"],
+)
+def test_si_vasp_equivalent_inputs_pass(files, tmp_path):
+    report = grade_dir("si-vasp-dielectric-inputs", vasp_submission(tmp_path, **files))
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize(
+    ("files", "failing"),
+    [
+        ({"INCAR": incar_with(r"^ISMEAR.*\n", "").replace("SIGMA = 0.01\n", "")}, {"ismear"}),  # default 1
+        ({"INCAR": incar_with(r"^SIGMA.*$", "SIGMA = 0.2")}, {"sigma"}),  # Gaussian, default width
+        ({"INCAR": incar_with(r"^ISMEAR.*$", "ISMEAR = -1")}, {"ismear"}),  # Fermi smearing
+        ({"INCAR": incar_with(r"^IBRION.*$", "IBRION = 8").replace("NSW = 0", "NSW = 1")}, {"ibrion"}),
+        ({"INCAR": incar_with(r"^IBRION.*$", "IBRION = 7").replace("NSW = 0", "NSW = 1")}, {"ibrion"}),
+        ({"INCAR": incar_with(r"^IBRION.*$", "IBRION = 6").replace("NSW = 0", "NSW = 1")}, {"ibrion"}),
+        ({"INCAR": incar_with(r"^IBRION.*\n", "").replace("NSW = 0", "NSW = 10")}, {"ibrion", "nsw"}),  # MD
+        ({"INCAR": incar_with(r"^NSW.*$", "NSW = 20")}, {"nsw"}),  # twenty identical static steps
+        ({"INCAR": incar_with(r"^LEPSILON.*\n", "")}, {"lepsilon"}),  # no response asked
+        ({"INCAR": incar_with(r"^LEPSILON.*$", "LOPTICS = .TRUE.")}, {"lepsilon"}),  # optics is not DFPT
+        ({"INCAR": incar_with(r"^EDIFF.*\n", "")}, {"ediff"}),  # default 1e-4
+        ({"INCAR": incar_with(r"^EDIFF.*$", "EDIFF = 1E-5")}, {"ediff"}),
+        ({"INCAR": incar_with(r"^ENCUT.*\n", "")}, {"encut"}),  # cannot be verified without a POTCAR
+        ({"INCAR": incar_with(r"^ENCUT.*$", "ENCUT = 200")}, {"encut"}),  # below ENMAX
+        ({"INCAR": incar_with(r"^LREAL.*$", "LREAL = Auto")}, {"lreal"}),
+        ({"KPOINTS": "G\n0\nGamma\n8 8 8\n0 0 0\n"}, {"kpoints"}),  # a standard SCF mesh
+        ({"KPOINTS": "G\n0\nGamma\n11 11 11\n0 0 0\n"}, {"kpoints"}),  # just below the converged density
+        ({"POSCAR": (VASP_REF / "POSCAR").read_text().replace("2.73775000", "2.71550000")}, {"structure"}),
+        ({"POTCAR_spec": "Ge\n"}, {"potcar"}),
+    ],
+    ids=[
+        "ismear-default",
+        "sigma-default",
+        "fermi",
+        "ibrion-8",
+        "ibrion-7",
+        "ibrion-6",
+        "nsw-without-ibrion",
+        "nsw-20",
+        "no-lepsilon",
+        "loptics",
+        "ediff-default",
+        "ediff-1e-5",
+        "encut-missing",
+        "encut-low",
+        "lreal-auto",
+        "kpoints-8",
+        "kpoints-11",
+        "experimental-a",
+        "wrong-potcar",
+    ],
+)
+def test_si_vasp_trap_fails_its_check(files, failing, tmp_path):
+    report = grade_dir("si-vasp-dielectric-inputs", vasp_submission(tmp_path, **files))
+    assert failed(report) == failing
+
+
+def test_si_vasp_pymatgen_dielectric_input_set_fails_where_an_expert_would_not_use_it(tmp_path):
+    """pymatgen's MPStaticSet(lepsilon=True): IBRION = 8 (phonons too), EDIFF = 1e-5 and an 8x8x8 mesh."""
+    import warnings
+
+    from pymatgen.io.vasp import Poscar
+    from pymatgen.io.vasp.sets import MPStaticSet
+
+    structure = Poscar.from_str((VASP_REF / "POSCAR").read_text()).structure
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        inputs = MPStaticSet(structure, lepsilon=True)
+        incar, kpoints = str(inputs.incar), str(inputs.kpoints)
+    report = grade_dir("si-vasp-dielectric-inputs", vasp_submission(tmp_path, INCAR=incar, KPOINTS=kpoints))
+    assert failed(report) == {"ibrion", "ediff", "kpoints"}
