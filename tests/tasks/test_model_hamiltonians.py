@@ -1,0 +1,304 @@
+"""Study model-hamiltonians: altermagnet tight-binding splitting, nodal analysis of a band file, Landau fits.
+
+The oracles are plain Python (numpy, h5py, scipy) and run once per module; every numeric check is probed just
+inside and just outside its tolerance around the reference, with the other fields from the oracle's answer, and
+each trap of the catalog (k units, spin channels swapped, a Zeeman-like splitting, the sign of the quartic
+Landau coefficient) fails its check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+import yaml
+
+from cmb.grading import grade
+from cmb.models import GradeReport, GraderSpec, Reference, TaskSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDY = "model-hamiltonians"
+TASKS = ["altermagnet-tb-splitting", "altermagnet-nodal-analysis", "landau-transition-fit"]
+
+
+def task_dir(task: str) -> Path:
+    return ROOT / "tasks" / STUDY / task
+
+
+def spec_of(task: str) -> TaskSpec:
+    return TaskSpec.model_validate(yaml.safe_load((task_dir(task) / "task.yaml").read_text()))
+
+
+def grader_of(task: str) -> GraderSpec:
+    return GraderSpec.model_validate(yaml.safe_load((ROOT / "graders" / f"{task}.yaml").read_text()))
+
+
+def reference_of(task: str) -> Reference:
+    return Reference.model_validate(yaml.safe_load((ROOT / "references" / task / "reference.yaml").read_text()))
+
+
+def grade_dir(task: str, submission: Path) -> GradeReport:
+    return grade(grader_of(task), reference_of(task), submission, ROOT / "references" / task)
+
+
+def failed(report: GradeReport) -> set[str]:
+    return {c.id for c in report.checks if not c.passed}
+
+
+def stage(task: str, dest: Path) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    for rel in spec_of(task).workspace:
+        shutil.copyfile(task_dir(task) / "workspace" / rel, dest / rel)
+    return dest
+
+
+def run_oracle(task: str, dest: Path) -> dict:
+    solution = ROOT / "references" / task / "solution"
+    env = {**os.environ, "CMB_SOLUTION_DIR": str(solution), "OMP_NUM_THREADS": "1"}
+    subprocess.run(
+        ["bash", str(solution / "solve.sh")],
+        cwd=stage(task, dest),
+        env=env,
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
+    return json.loads((dest / "answer.json").read_text())
+
+
+def set_field(answer: dict, path: str, value: object) -> dict:
+    """A deep copy of the answer with the dotted field replaced."""
+    out = json.loads(json.dumps(answer))
+    *parents, last = path.split(".")
+    node = out
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return out
+
+
+def write_answer(tmp: Path, answer: dict) -> Path:
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "answer.json").write_text(json.dumps(answer))
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def oracle(tmp_path_factory) -> dict[str, dict]:
+    return {task: run_oracle(task, tmp_path_factory.mktemp(task)) for task in TASKS}
+
+
+# --- the study as a whole ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_files_are_consistent(task):
+    spec, grader, ref = spec_of(task), grader_of(task), reference_of(task)
+    assert spec.id == grader.task == ref.task == task
+    assert spec.study == STUDY
+    for rel in spec.workspace:
+        assert (task_dir(task) / "workspace" / rel).is_file()
+    for check in grader.checks:
+        assert check.target.file in spec.answer_files
+        assert check.reference is None or check.reference in ref.values
+    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
+        assert (ROOT / "references" / task / name).is_file()
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
+    full = (task_dir(task) / "prompt.full.md").read_text()
+    reduced = (task_dir(task) / "prompt.reduced.md").read_text()
+    assert "## Method" in full and "## Method" not in reduced
+    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_oracle_passes(oracle, task, tmp_path):
+    report = grade_dir(task, write_answer(tmp_path, oracle[task]))
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_empty_submission_fails(task, tmp_path):
+    report = grade_dir(task, tmp_path)
+    assert not report.passed
+    assert report.score == 0
+    assert report.failure_category == "format"
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_staged_workspace_alone_fails(task, tmp_path):
+    assert not grade_dir(task, stage(task, tmp_path)).passed
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_every_numeric_check_has_a_sharp_tolerance(oracle, task, tmp_path):
+    ref = reference_of(task)
+    checks = [c for c in grader_of(task).checks if c.type == "numeric.scalar"]
+    assert checks
+    for check in checks:
+        expected = ref.values[check.reference].value
+        tol = check.effective_tolerance
+        width = tol.width * abs(expected) if tol.is_relative else tol.width
+        for side in (1, -1):
+            inside = set_field(oracle[task], check.target.field, expected + side * 0.98 * width)
+            assert grade_dir(task, write_answer(tmp_path, inside)).passed, (check.id, side)
+            outside = set_field(oracle[task], check.target.field, expected + side * 1.02 * width)
+            assert failed(grade_dir(task, write_answer(tmp_path, outside))) == {check.id}, (check.id, side)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_every_boolean_and_choice_check_fails_when_flipped(oracle, task, tmp_path):
+    for check in grader_of(task).checks:
+        if check.type == "numeric.boolean":
+            value = not reference_of(task).values[check.reference].value
+        elif check.type == "numeric.choice":
+            value = next(c for c in check.params["choices"] if c != reference_of(task).values[check.reference].value)
+        else:
+            continue
+        answer = set_field(oracle[task], check.target.field, value)
+        assert failed(grade_dir(task, write_answer(tmp_path, answer))) == {check.id}
+
+
+# --- altermagnet-tb-splitting ---------------------------------------------------------------------------------
+
+TB = "altermagnet-tb-splitting"
+
+
+def test_tb_oracle_matches_the_closed_form(oracle):
+    ref = reference_of(TB).values
+    assert oracle[TB]["dE_X_meV"] == pytest.approx(ref["dE_X_meV"].value, abs=1e-3)
+    assert oracle[TB]["dE_quarter_GX_meV"] == pytest.approx(ref["dE_quarter_GX_meV"].value, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("changes", "failing"),
+    [
+        # k = (1/4, 0) read in units of pi/a instead of 2 pi/a
+        ({"dE_quarter_GX_meV": 58.796}, {"de-quarter"}),
+        # spin channels swapped (or the upper band): the sign flips
+        ({"dE_X_meV": -600.0, "dE_quarter_GX_meV": -226.2087}, {"de-x", "de-quarter"}),
+        # a Zeeman-like uniform splitting 2J
+        (
+            {"dE_X_meV": 1000.0, "max_abs_dE_meV": 1000.0, "bz_average_dE_meV": 1000.0},
+            {"de-x", "max-abs-de", "bz-average"},
+        ),
+        # the maximum located in units of pi/a, or in 1/angstrom
+        ({"k_max_distance_2pi_over_a": 1.0}, {"k-max"}),
+        ({"k_max_distance_2pi_over_a": np.pi / 4}, {"k-max"}),
+        # d_xy pattern read into a d_x2-y2 model: nodes on the axes instead of the diagonal
+        ({"nodal": {"G-X": True, "X-M": False, "M-G": False}}, {"nodal-gx", "nodal-mg"}),
+        # eV instead of meV
+        ({"dE_X_meV": 0.6, "dE_quarter_GX_meV": 0.2262, "max_abs_dE_meV": 0.6}, {"de-x", "de-quarter", "max-abs-de"}),
+    ],
+)
+def test_tb_trap_fails_its_check(oracle, changes, failing, tmp_path):
+    assert failed(grade_dir(TB, write_answer(tmp_path, {**oracle[TB], **changes}))) == failing
+
+
+# --- altermagnet-nodal-analysis -------------------------------------------------------------------------------
+
+NODAL = "altermagnet-nodal-analysis"
+
+
+def test_nodal_file_documents_its_spin_order():
+    with h5py.File(task_dir(NODAL) / "workspace" / "bands.h5", "r") as f:
+        ds = f["eigenvalues"]
+        assert [s.decode() for s in ds.attrs["spin_labels"]] == ["down", "up"]
+        assert ds.shape[0] == 2 and ds.shape[2] == 2
+        assert "2*pi/a" in f["kpoints"].attrs["units"]
+
+
+def test_nodal_spin_channels_swapped_fails(oracle, tmp_path):
+    # Taking index 0 of the eigenvalue array as spin up flips every splitting.
+    answer = {
+        **oracle[NODAL],
+        "splitting_quarter_110_meV": -oracle[NODAL]["splitting_quarter_110_meV"],
+        "sign_along_110": "positive",
+    }
+    assert failed(grade_dir(NODAL, write_answer(tmp_path, answer))) == {"splitting-quarter", "sign-110"}
+
+
+def test_nodal_oracle_reads_the_spin_order_from_the_file(tmp_path):
+    # The same bands stored spin up first (and labelled so) must give the same answer.
+    src = task_dir(NODAL) / "workspace" / "bands.h5"
+    work = tmp_path / "up-first"
+    work.mkdir()
+    with h5py.File(src, "r") as f, h5py.File(work / "bands.h5", "w") as g:
+        g.create_dataset("kpoints", data=f["kpoints"][...])
+        for k, v in f["kpoints"].attrs.items():
+            g["kpoints"].attrs[k] = v
+        ev = g.create_dataset("eigenvalues", data=f["eigenvalues"][...][::-1])
+        for k, v in f["eigenvalues"].attrs.items():
+            ev.attrs[k] = v
+        ev.attrs["spin_labels"] = np.array([b"up", b"down"])
+        ev.attrs["spin_sz"] = np.array([0.5, -0.5])
+    solution = ROOT / "references" / NODAL / "solution"
+    env = {**os.environ, "CMB_SOLUTION_DIR": str(solution)}
+    subprocess.run(["bash", str(solution / "solve.sh")], cwd=work, env=env, check=True, capture_output=True)
+    assert grade_dir(NODAL, work).passed
+
+
+@pytest.mark.parametrize(
+    ("changes", "failing"),
+    [
+        ({"max_abs_splitting_meV": 0.4126}, {"max-splitting"}),  # eV
+        ({"k_max_distance_2pi_over_a": 0.4275 * 2}, {"k-max"}),  # units of pi/a
+        ({"k_max_distance_2pi_over_a": 0.4275 * 2 * np.pi / 3.8}, {"k-max"}),  # 1/angstrom
+        (
+            {"nodal": {"along_100": False, "along_010": False, "along_110": True, "along_1-10": True}},
+            {"nodal-100", "nodal-010", "nodal-110", "nodal-1-10"},
+        ),
+    ],
+)
+def test_nodal_trap_fails_its_check(oracle, changes, failing, tmp_path):
+    assert failed(grade_dir(NODAL, write_answer(tmp_path, {**oracle[NODAL], **changes}))) == failing
+
+
+# --- landau-transition-fit ------------------------------------------------------------------------------------
+
+LANDAU = "landau-transition-fit"
+
+
+def test_landau_second_order_law_forced_on_the_first_order_sample_fails(oracle, tmp_path):
+    # Fitting P^2 = a0 (Tc - T) / (2b) to sample A forces b > 0: wrong sign, wrong order, Tc at the jump.
+    answer = json.loads(json.dumps(oracle[LANDAU]))
+    answer["A"].update({"b": 2.9e9, "c": 0.0, "order": "second", "T0_K": 389.0, "Tc_K": 389.0})
+    assert failed(grade_dir(LANDAU, write_answer(tmp_path, answer))) == {"a-b", "a-c", "a-order", "a-t0"}
+
+
+def test_landau_t0_reported_as_the_first_order_transition_temperature_fails(oracle, tmp_path):
+    answer = set_field(oracle[LANDAU], "A.Tc_K", oracle[LANDAU]["A"]["T0_K"])
+    assert failed(grade_dir(LANDAU, write_answer(tmp_path, answer))) == {"a-tc"}
+
+
+def test_landau_superheating_limit_is_not_the_transition(oracle, tmp_path):
+    a0, t0, b, c = 5.2e5, 382.3, -4.0e8, 1.2e10
+    answer = set_field(oracle[LANDAU], "A.Tc_K", t0 + b * b / (3 * a0 * c))
+    assert failed(grade_dir(LANDAU, write_answer(tmp_path, answer))) == {"a-tc"}
+
+
+def test_landau_sign_of_b_is_graded(oracle, tmp_path):
+    answer = set_field(oracle[LANDAU], "A.b", -oracle[LANDAU]["A"]["b"])
+    assert failed(grade_dir(LANDAU, write_answer(tmp_path, answer))) == {"a-b"}
+
+
+def test_landau_linear_fit_of_the_staged_data_passes(tmp_path):
+    # An independent route (linear least squares only, no nonlinear refinement) must pass as well.
+    answer = {}
+    for name, a0 in (("A", 5.2e5), ("B", 3.4e5)):
+        data = np.loadtxt(task_dir(LANDAU) / "workspace" / f"sample_{name}.csv", delimiter=",", skiprows=1)
+        t, p = data[data[:, 1] > 0].T
+        (t0, s1, s2), *_ = np.linalg.lstsq(np.stack([np.ones_like(p), p**2, p**4], 1), t, rcond=None)
+        b, c = -a0 * s1 / 2, -a0 * s2 / 3
+        tc = t0 + b * b / (4 * a0 * c) if b < 0 else t0
+        answer[name] = {"T0_K": t0, "Tc_K": tc, "b": b, "c": c, "order": "first" if b < 0 else "second"}
+    assert grade_dir(LANDAU, write_answer(tmp_path, answer)).passed
