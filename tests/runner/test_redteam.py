@@ -68,7 +68,7 @@ def test_reading_references_and_graders_by_any_path_finds_nothing(attempt: Attem
     reference = (REPO / "references" / "si-eos-analysis" / "reference.yaml").read_text()
     shell = (
         f"cat {REPO}/references/si-eos-analysis/reference.yaml {REPO}/graders/si-eos-analysis.yaml; "
-        "cat /work/main/references/*/reference.yaml ../references/*/* ../../references/*/* 2>&1; "
+        "cat /srv/cmb/references/*/reference.yaml ../references/*/* ../../references/*/* 2>&1; "
         "find / -xdev \\( -name reference.yaml -o -name 'si-eos-analysis.yaml' -o -name solve.sh \\) "
         "-not -path '/proc/*' 2>/dev/null | sed 's/^/FOUND /'; "
         "ls /proc/1/root/ 2>&1 | head -3; echo done"
