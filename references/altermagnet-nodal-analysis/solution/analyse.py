@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -50,8 +51,7 @@ def main() -> None:
         "splitting_quarter_110_meV": round(float(de[q, 0]), 4),
         "sign_along_110": "positive" if np.mean(np.sign(diag)) > 0 else "negative",
     }
-    with open("answer.json", "w") as fh:
-        json.dump(answer, fh, indent=2)
+    Path("answer.json").write_text(json.dumps(answer, indent=2) + "\n")
     print(json.dumps(answer, indent=2))
 
 

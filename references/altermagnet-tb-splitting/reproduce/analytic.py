@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 T1, T2, TAB, J = 0.40, 0.25, 0.15, 0.50  # eV
 
@@ -47,8 +48,7 @@ def main() -> None:
     print(f"upper band at (1/4,0): {-de1(0.25, 0.0):.3f} meV;  Zeeman-like splitting 2J = {2 * J * 1000:.0f} meV")
     print(json.dumps(values, indent=2))
     if len(sys.argv) > 1:
-        with open(sys.argv[1], "w") as fh:
-            json.dump(values, fh, indent=2)
+        Path(sys.argv[1]).write_text(json.dumps(values, indent=2) + "\n")
 
 
 if __name__ == "__main__":

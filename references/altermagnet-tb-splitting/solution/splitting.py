@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -52,8 +53,7 @@ def main() -> None:
         "bz_average_dE_meV": round(float(de.mean()), 6),
         "nodal": nodal,
     }
-    with open(out, "w") as fh:
-        json.dump(answer, fh, indent=2)
+    Path(out).write_text(json.dumps(answer, indent=2) + "\n")
     print(json.dumps(answer, indent=2))
 
 

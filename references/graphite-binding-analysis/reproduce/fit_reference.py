@@ -39,7 +39,7 @@ def parse(path: Path) -> tuple[float, float, int, float]:
 
 
 def curve(ws: Path, functional: str) -> tuple[np.ndarray, np.ndarray, float]:
-    """c values and E_b(c) in meV/atom for one functional, and the in-plane lattice constant."""
+    """The c values and E_b(c) in meV/atom for one functional, and the in-plane lattice constant."""
     _, e_layer, nat_layer, _ = parse(ws / f"layer_{functional}.out")
     rows = sorted(parse(p) for p in ws.glob(f"bulk_{functional}_*.out"))
     c = np.array([r[0] for r in rows])
@@ -68,7 +68,9 @@ def main() -> None:
     area = np.sqrt(3) / 2 * a**2
     c33 = c_eq / area * curv_atom * 4 / 1000 * EV_A3_GPA  # 4 atoms per cell, meV -> eV
     eb_pbe = float(CubicSpline(cp, ebp)(c_eq))
-    print(f"quartic (+-0.6 A, {sel.sum()} points): c_eq = {c_eq:.4f} A, E_b = {eb_eq:.3f} meV/atom, C33 = {c33:.2f} GPa")
+    print(
+        f"quartic (+-0.6 A, {sel.sum()} points): c_eq = {c_eq:.4f} A, E_b = {eb_eq:.3f} meV/atom, C33 = {c33:.2f} GPa"
+    )
     print(f"PBE alone at c_eq: E_b = {eb_pbe:.3f} meV/atom (spline)")
 
     sel4 = np.abs(c - lowest) <= 0.4 + 1e-3

@@ -35,7 +35,7 @@ def read(path: Path) -> tuple[float, float, float, int]:
 def curve(functional: str) -> tuple[np.ndarray, np.ndarray, float]:
     """Sorted c and binding energy per atom (meV) of one functional, and a."""
     _, _, e_layer, _ = read(Path(f"layer_{functional}.out"))
-    rows = sorted(read(p) for p in Path(".").glob(f"bulk_{functional}_*.out"))
+    rows = sorted(read(p) for p in Path().glob(f"bulk_{functional}_*.out"))
     rows.sort(key=lambda r: r[1])
     return np.array([r[1] for r in rows]), np.array([e_layer - r[2] for r in rows]), rows[0][0]
 

@@ -53,8 +53,10 @@ def main() -> None:
         e_layer = energy(runs / f"layer_{f}_h20" / "pw.out") / 2
         heights = {int(p.parent.name.split("_h")[1]): p for p in runs.glob(f"layer_{f}_h*/pw.out")}
         shifts = {h: (energy(p) / 2 - e_layer) * RY_MEV for h, p in sorted(heights.items())}
-        print(f"{f}: layer energy per atom vs cell height (meV/atom, 20 A = 0): "
-              + ", ".join(f"{h} A {s:+.2f}" for h, s in shifts.items()))
+        print(
+            f"{f}: layer energy per atom vs cell height (meV/atom, 20 A = 0): "
+            + ", ".join(f"{h} A {s:+.2f}" for h, s in shifts.items())
+        )
         pts = sorted((float(p.parent.name.split("_c")[1]), energy(p) / 4) for p in runs.glob(f"bulk_{f}_c*/pw.out"))
         c = np.array([p[0] for p in pts])
         eb = np.array([(e_layer - p[1]) * RY_MEV for p in pts])
@@ -67,8 +69,10 @@ def main() -> None:
     print(f"reference quartic (+-0.6 A): c_eq = {c_eq:.4f} A, E_b = {eb_eq:.3f} meV/atom")
     for hw, deg in ((0.4, 3), (0.4, 4), (0.3, 2), (0.8, 5)):
         ci, ei = fit_min(c, -eb, hw, deg)
-        print(f"  degree {deg} over +-{hw} A: c_eq = {ci:.4f} A ({(ci / c_eq - 1) * 100:+.2f}%), "
-              f"E_b = {ei:.3f} ({(ei / eb_eq - 1) * 100:+.2f}%)")
+        print(
+            f"  degree {deg} over +-{hw} A: c_eq = {ci:.4f} A ({(ci / c_eq - 1) * 100:+.2f}%), "
+            f"E_b = {ei:.3f} ({(ei / eb_eq - 1) * 100:+.2f}%)"
+        )
     eb_pbe = float(CubicSpline(cp, ebp)(c_eq))
     print(f"PBE alone at c_eq: E_b = {eb_pbe:.3f} meV/atom")
     if values_json is not None:

@@ -7,9 +7,11 @@
 # OUTDIR/runs/. Prints, per atom, the total-energy error
 #   - of each cutoff (ecutrho = 8 x ecutwfc; 6x6x2 mesh, degauss 0.01 Ry) against ecutwfc = 80 Ry, and of
 #     ecutrho = 4 x ecutwfc (the default) at a few cutoffs,
-#   - of each Gamma-centred mesh n x n x m (30/240 Ry) against 24x24x8, at degauss 0.01 and 0.02 Ry,
+#   - of each Gamma-centred mesh n x n x m (30/240 Ry) against 24x24x8, at degauss 0.01 and 0.02 Ry (and a
+#     few meshes at 0.005 Ry), and of the smearing width at 12x12x4,
 # and writes OUTDIR/values.json with the smallest cutoff, and the smallest mesh whose every denser mesh, that
-# are within 1 mRy/atom. About 6 minutes of CPU (the 24x24x8 references dominate).
+# are within 1 mRy/atom, plus what pw.x reads from the reference input set (calculation, elements, lattice
+# constants, whether D3 is applied). About 8 minutes of CPU (the 24x24x8 references dominate).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 task_ws="$here/../../../tasks/graphite-binding/graphite-pw-d3-inputs/workspace"
@@ -79,6 +81,13 @@ for dg in 0.01 0.02; do
     done
 done
 
+echo "k mesh (30/240 Ry, degauss 0.005 Ry), reference 24x24x8:"
+kref=$(run "k24x8_0.005" 30 240 24 8 0.005)
+for m in "6 2" "8 2" "8 3" "9 3" "10 3" "12 4"; do
+    set -- $m
+    printf '  %sx%sx%s   |dE| = %7.3f mRy/atom\n' "$1" "$1" "$2" "$(err "$(run "k${1}x${2}_0.005" 30 240 "$1" "$2" 0.005)" "$kref")"
+done
+
 echo "Smearing width at 12x12x4 (30/240 Ry), relative to Marzari-Vanderbilt 0.01 Ry:"
 ms=$(run sm_mv_0.01 30 240 12 4 0.01)
 for dg in 0.005 0.02 0.03 0.05; do
@@ -92,8 +101,8 @@ cp "$here/../pw.in" "$out/runs/reference/pw.in"
 (cd "$out/runs/reference" && OMP_NUM_THREADS=1 pw.x -in pw.in > pw.out)
 grep -E '^!|DFT-D3 Dispersion|lattice parameter|unit-cell volume|JOB DONE' "$out/runs/reference/pw.out"
 
-python3 - "$results" "$out/values.json" <<'PY'
-import json, sys
+python3 - "$results" "$out/values.json" "$out/runs/reference/pw.out" <<'PY'
+import json, re, sys
 rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
 ecut = [(float(r[1]), float(r[2])) for r in rows if r[0] == "ecut"]
 ok = [ec for ec, d in ecut if all(d2 < 1.0 for ec2, d2 in ecut if ec2 >= ec)]
@@ -105,5 +114,18 @@ for dg in ("0.01", "0.02"):
     print(f"smallest mesh whose every denser mesh is within 1 mRy/atom (degauss {dg}): {kmin[dg]}")
 n, m = max(kmin.values())
 print(f"smallest cutoff within 1 mRy/atom (and every larger one): {min(ok)} Ry")
-json.dump({"ecutwfc_min_ry": min(ok), "kmesh_min": f"{n}x{n}x{m}"}, open(sys.argv[2], "w"), indent=2)
+text = open(sys.argv[3]).read()  # the reference input set as pw.x read and ran it
+alat = float(re.search(r"lattice parameter \(alat\)\s*=\s*([\d.]+)", text).group(1)) * 0.529177210903
+c_over_a = float(re.search(r"celldm\(3\)=\s*([\d.]+)", text).group(1))
+values = {
+    "calculation": "scf" if "Self-consistent Calculation" in text and "JOB DONE" in text else "?",
+    "elements": sorted(set(re.findall(r"^\s+(\w+)\s+[\d.]+\s+[\d.]+\s+\w+\s*\(\s*1\.00\)", text, re.M))),
+    "lattice_a_angstrom": round(alat, 4),
+    "lattice_c_angstrom": round(alat * c_over_a, 4),
+    "vdw_corr": "grimme-d3" if "DFT-D3 Dispersion" in text else "none",
+    "ecutwfc_min_ry": min(ok),
+    "kmesh_min": f"{n}x{n}x{m}",
+}
+print(values)
+json.dump(values, open(sys.argv[2], "w"), indent=2)
 PY

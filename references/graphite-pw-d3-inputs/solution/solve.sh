@@ -4,8 +4,8 @@
 # angstrom, positions with the layers at z = 0 and 1/2, upper-case namelists, 'grimme-d3' spelling, a 12x12x3
 # mesh, ecutwfc 35 Ry with ecutrho 10x, Gaussian smearing), so that passing shows the grader compares effective
 # settings and the crystal, not text.
-# Convergence behind the choices (references/graphite-pw-d3-inputs/reproduce): 30 Ry is within 1 mRy/atom of
-# 80 Ry; every Gamma-centred mesh from 8x8x2 up is within 1 mRy/atom of 24x24x8. The pseudopotential is
+# Convergence behind the choices (references/graphite-pw-d3-inputs/reproduce): from 28 Ry up the energy is within
+# 1 mRy/atom of 80 Ry; every Gamma-centred mesh from 8x8x2 up is within 1 mRy/atom of 24x24x8. The pseudopotential is
 # ultrasoft, so ecutrho is set well above the default 4x. Graphite is a semimetal: smearing, no spin.
 set -euo pipefail
 cat > pw.in <<'PWIN'

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -46,8 +47,10 @@ def analyse(path: str, a0: float) -> dict[str, float | str]:
     first = b < 0
     tc = t0 + b * b / (4 * a0 * c) if first else t0
     last_polar, first_para = t[polar].max(), t[~polar & (t > t[polar].max())].min()
-    print(f"{path}: T0 = {t0:.2f} K, b = {b:.4g}, c = {c:.4g}, Tc = {tc:.2f} K "
-          f"(data: polar up to {last_polar:.0f} K, zero from {first_para:.0f} K); linear start {start}")
+    print(
+        f"{path}: T0 = {t0:.2f} K, b = {b:.4g}, c = {c:.4g}, Tc = {tc:.2f} K "
+        f"(data: polar up to {last_polar:.0f} K, zero from {first_para:.0f} K); linear start {start}"
+    )
     return {"T0_K": round(t0, 3), "Tc_K": round(tc, 3), "b": b, "c": c, "order": "first" if first else "second"}
 
 
@@ -58,8 +61,7 @@ def main() -> None:
         name, spec = arg.split("=", 1)
         path, a0 = spec.rsplit(":", 1)
         answer[name] = analyse(path, float(a0))
-    with open("answer.json", "w") as fh:
-        json.dump(answer, fh, indent=2)
+    Path("answer.json").write_text(json.dumps(answer, indent=2) + "\n")
     print(json.dumps(answer, indent=2))
 
 
