@@ -19,6 +19,12 @@ def _discover_root() -> Path:
     return cwd
 
 
+def _default_manuals() -> Path:
+    from cmb.manuals import default_library
+
+    return default_library()
+
+
 class CmbSettings(BaseSettings):
     """Harness settings, read from CMB_* environment variables."""
 
@@ -26,3 +32,7 @@ class CmbSettings(BaseSettings):
 
     root: Path = Field(default_factory=_discover_root, description="Suite root holding tasks/, graders/, references/")
     home: Path = Field(default=Path("cmb-data"), description="Where results, mlflow.db and artifacts are kept")
+    manuals: Path = Field(
+        default_factory=lambda: _default_manuals(),
+        description="The offline manuals library (`cmb manuals build`), mounted read-only in every sandbox",
+    )

@@ -36,6 +36,8 @@ if ! docker info >/dev/null 2>&1; then
   for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
   docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start (see /var/log/dockerd.log)" >&2; exit 1; }
 fi
+# The offline manuals library agents read at /opt/manuals (pinned sources, checked by sha256; seconds when current).
+cmb manuals build
 bash deploy/image/build-local.sh slim
 bash deploy/image/build-local.sh full
 

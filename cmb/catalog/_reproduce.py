@@ -26,7 +26,7 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eEdD][-+]?\d+)?")
 # Lines that legitimately change between runs of the same calculation (timings, dates, memory, hosts).
 _VOLATILE = re.compile(
     r"(?i)\b(cpu|wall|time|date|started|mb|gb|memory|version|host|pid|threads|processors|performance|"
-    r"ns/day|hours/ns|timesteps/s|katom-step/s|pair|neigh|comm|output|modify|other|loop)\b"
+    r"ns/day|hours/ns|timesteps/s|katom-step/s|pair|neigh|comm|output|modify|other|loop|starts|terminated)\b"
 )
 
 

@@ -365,6 +365,7 @@ def run_cmd(
             time_limit_s=time_limit,
             cpus=cpus,
             memory_gib=memory_gib,
+            manuals=settings.manuals,
         )
         click.echo(f"running {key} on {backend_cls.backend} ...", err=True)
         record = run_attempt(key, entry, agent, backend_cls, run_options)
@@ -401,4 +402,4 @@ def main() -> None:
 
 
 # Command groups living in their own modules register themselves on `cli` when imported.
-from cmb.cli import _analysis, _gateway, _sweep  # noqa: E402,F401
+from cmb.cli import _analysis, _gateway, _manuals, _sweep  # noqa: E402,F401

@@ -189,6 +189,7 @@ def sweep_cmd(
         raise click.ClickException(str(exc)) from None
 
     options = {k: v for k, v in {"image": image, "gateway_url": gateway_url}.items() if v}
+    options["manuals"] = str(settings.manuals)  # the driver's library; workers elsewhere fall back to theirs
     for pair in attempt_options:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():

@@ -86,7 +86,9 @@ class Usage(CmbModel):
     model_cost_usd: float | None = Field(default=None, description="None when the model is unpriced")
     price_table: str | None = Field(default=None, description="Version of the price table used")
     source: str | None = Field(
-        default=None, description="'gateway' (metered), 'agent-report' (the program's own token counts), None"
+        default=None,
+        description="'gateway' (metered), 'agent-report' (the program's own token counts), 'no-model' (an agent "
+        "that calls no model: $0), None",
     )
 
 

@@ -21,6 +21,7 @@ from cmb import __version__
 from cmb.agents import Agent, AgentContext, AgentOutcome, GatewayAccess, SandboxPaths
 from cmb.catalog import PROMPT_NAME, CatalogError, TaskEntry, stage_bundle
 from cmb.grading import GraderConfigError, grade, grader_hash
+from cmb.manuals import MOUNT_POINT, read_manifest
 from cmb.models import (
     DEFAULT_PROFILES,
     Category,
@@ -70,7 +71,8 @@ class RunOptions:
     queued_at: datetime | None = None
     check_network: bool = True  # probe the sandbox; a reachable network voids the attempt (infrastructure)
     collect_max_bytes: int = 256 * 1024 * 1024
-    readonly_mounts: dict[str, Path] = field(default_factory=dict)  # sandbox path -> host path (manuals)
+    readonly_mounts: dict[str, Path] = field(default_factory=dict)  # sandbox path -> host path
+    manuals: Path | None = None  # the offline manuals library, bound at /opt/manuals where the backend can
     usage_meter: Callable[[RunKey], Usage | None] | None = None  # the gateway's metered usage, when there is one
     retries: int = 0
 
@@ -103,6 +105,14 @@ def time_notice(seconds: int, answer_files: list[str]) -> tuple[str, str]:
         "write a first version early and improve it.\n"
     )
     return head, tail
+
+
+# Condition-neutral facts about the sandbox, appended to every prompt.
+ENVIRONMENT_NOTE = (
+    "\n\n> **Environment:** there is no internet access. Offline manuals of the installed codes (Quantum "
+    "ESPRESSO input documentation, the LAMMPS manual, phonopy and phono3py examples and help) are in "
+    f"{MOUNT_POINT}, read-only; {MOUNT_POINT}/README.txt says what is where."
+)
 
 
 class _Infrastructure(Exception):
@@ -381,9 +391,14 @@ def run_attempt(
                     image=options.image,
                     env=_base_env(),
                     gateway_url=options.gateway.base_url,
-                    readonly_mounts=dict(options.readonly_mounts),
+                    readonly_mounts=_mounts(options, backend),
                 )
                 sandbox = backend(spec)
+                if options.manuals is not None and MOUNT_POINT not in spec.readonly_mounts and backend.host_mounts:
+                    sandbox.warnings.append(
+                        f"no manuals library at {options.manuals} (run `cmb manuals build`); {MOUNT_POINT} is "
+                        "what the image carries, if anything"
+                    )
                 sandbox.start()
                 root = _probe_root(sandbox)
                 paths = SandboxPaths(
@@ -487,7 +502,7 @@ def _stage(
     work = tmp / "stage-work"
     stage_bundle(entry, key.condition, work)
     head, tail = time_notice(profile.time_limit_s, list(entry.spec.answer_files))
-    prompt = head + entry.prompt(key.condition).rstrip() + tail
+    prompt = head + entry.prompt(key.condition).rstrip() + ENVIRONMENT_NOTE + tail
     (work / PROMPT_NAME).write_text(prompt, encoding="utf-8")
     for path in work.rglob("*"):
         if path.is_file():
@@ -502,6 +517,14 @@ def _stage(
     home.mkdir()
     (home / ".keep").write_text("", encoding="utf-8")
     return {"work": work, "harness": harness, "home": home}, prompt
+
+
+def _mounts(options: RunOptions, backend: type[Sandbox]) -> dict[str, Path]:
+    """The read-only binds: the options' own, and the manuals library where it is built and can be bound."""
+    mounts = dict(options.readonly_mounts)
+    if options.manuals is not None and backend.host_mounts and read_manifest(options.manuals) is not None:
+        mounts.setdefault(MOUNT_POINT, options.manuals)
+    return mounts
 
 
 def _base_env() -> dict[str, str]:
@@ -624,6 +647,8 @@ def _record(
     metered = options.usage_meter(key) if options.usage_meter is not None else None
     reported = outcome.reported_usage if outcome is not None else None
     usage = metered or usage_from_report(reported, agent.model())
+    if metered is None and not reported and not agent.needs_gateway and agent.model() is None:
+        usage = Usage(model_cost_usd=0.0, source="no-model")  # oracle, null, replay: nothing to price, $0
     messages = list(state.audit.messages) if state.audit is not None else []
     if state.infra_error:
         messages.append(f"infrastructure: {state.infra_error}")

@@ -55,6 +55,8 @@ class Sandbox(ABC):
     """An isolated place to run an agent: exec, copy in and out, limits, teardown."""
 
     backend: ClassVar[str]
+    # Whether host folders can be bound into the sandbox (readonly_mounts); where not, the image carries them.
+    host_mounts: ClassVar[bool] = True
 
     def __init__(self, spec: SandboxSpec) -> None:
         self.spec = spec

@@ -555,6 +555,8 @@ class KubernetesSandbox(Sandbox):
         """The settings in force."""
         return cls.settings_override or KubeSettings.from_env()
 
+    host_mounts = False  # pods read the manuals the image carries (deploy/image builds them in)
+
     def __init__(self, spec: SandboxSpec) -> None:
         super().__init__(spec)
         self.settings = self.current_settings()

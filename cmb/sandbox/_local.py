@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import ClassVar
 
 from cmb.sandbox._base import ExecResult, Sandbox, SandboxError, SandboxSpec, register_backend
@@ -330,6 +330,8 @@ class LocalSandbox(Sandbox):
         args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm"]
         args += ["--bind", str(self.tmp), "/tmp", "--bind", str(self.workspace), self.spec.workdir]
         for target, host in self.spec.readonly_mounts.items():
+            for up in reversed(PurePosixPath(target).parents[:-1]):  # bubblewrap would make them root-only
+                args += ["--perms", "0755", "--dir", str(up)]
             args += ["--ro-bind", str(host), target]
         # Mask the checkout wherever a bind exposes it (a venv inside it stays visible: it is re-bound below).
         remount: list[str] = []

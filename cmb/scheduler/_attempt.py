@@ -110,6 +110,7 @@ def run_with_runner(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRe
     from cmb.gateway import attempt_access
     from cmb.runner import RunOptions, run_attempt
     from cmb.sandbox import get_backend
+    from cmb.settings import CmbSettings
 
     name, _, model = key.agent.partition("@")
     agent = get_agent(name, **({"model": model} if model else {}))
@@ -117,6 +118,7 @@ def run_with_runner(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRe
     options = RunOptions(
         home=ctx.home,
         image=ctx.options.get("image") or RunOptions.image,
+        manuals=Path(ctx.options["manuals"]) if ctx.options.get("manuals") else CmbSettings().manuals,
         gateway=access,
         usage_meter=meter,
         profiles={entry.spec.resources: ctx.profile},  # the condition's profile, under the name the task asks for

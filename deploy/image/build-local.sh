@@ -16,9 +16,12 @@ security="${CMB_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 tag="cmb-agent:$variant"
 base_tag="cmb-base:bookworm-$variant"
 
+# The offline manuals library (`cmb manuals build`) goes into /opt/manuals; its manifest names its recipe.
+manuals="${CMB_MANUALS:-${XDG_CACHE_HOME:-$HOME/.cache}/cmb/manuals}"
+[ -f "$manuals/manifest.json" ] || { echo "$0: no manuals library at $manuals; run: cmb manuals build" >&2; exit 1; }
 # The content hash covers everything that decides what goes into the image.
 hash="$(cd "$here" && cat build-local.sh Dockerfile.local "packages.$variant.txt" "requirements.$variant.txt" \
-  $(find files -type f | sort) | sha256sum | cut -c1-16)"
+  $(find files -type f | sort) <(grep '"recipe"' "$manuals/manifest.json") | sha256sum | cut -c1-16)"
 current() { docker image inspect "$tag" --format '{{ index .Config.Labels "cmb.image-hash" }}' 2>/dev/null || true; }
 if [ "$(current)" = "$hash" ] && [ "$force" != "--force" ]; then
   echo "$tag is up to date (content hash $hash)"
@@ -105,8 +108,12 @@ tar --numeric-owner -C "$rootfs" -c . | docker import \
 
 echo "== docker build $tag"
 # The classic builder: FROM a local image needs no registry (BuildKit may not be installed as a plugin).
+context="$scratch/context"
+mkdir -p "$context"
+cp -r "$here/files" "$context/files"
+cp -r "$manuals" "$context/manuals"
 DOCKER_BUILDKIT=0 docker build -q --force-rm -f "$here/Dockerfile.local" --build-arg "BASE=$base_tag" \
-  --build-arg "CMB_IMAGE_HASH=$hash" --build-arg "CMB_IMAGE_VARIANT=$variant" -t "$tag" "$here" \
+  --build-arg "CMB_IMAGE_HASH=$hash" --build-arg "CMB_IMAGE_VARIANT=$variant" -t "$tag" "$context" \
   >"$scratch/build.log" 2>&1 || { tail -30 "$scratch/build.log" >&2; exit 1; }
 docker image rm "$base_tag" >/dev/null 2>&1 || true  # the final image keeps the layer; only the tag goes
 if [ -n "$previous" ] && [ "$previous" != "$(docker image inspect "$tag" --format '{{ .Id }}')" ]; then

@@ -228,3 +228,24 @@ def test_reproduce_without_script_says_so(tmp_path):
 
     result = reproduce_entry(Catalog.load(make_suite(tmp_path)).get("demo-eos"))
     assert not result.ok and "no expensive step" in (result.error or "")
+
+
+def test_reproduced_outputs_compare_numbers_not_clocks(tmp_path):
+    from cmb.catalog._reproduce import compare_files
+
+    body = "     the Fermi energy is     6.2345 ev\n!    total energy              =     -15.84920 Ry\n"
+    a, b, c = tmp_path / "a.out", tmp_path / "b.out", tmp_path / "c.out"
+    a.write_text(
+        "     Program PWSCF v.6.7MaX starts on 29Nov2026 at 19: 2:11 \n"
+        + body
+        + "   This run was terminated on:  19: 8:12  29Nov2026\n"
+    )
+    b.write_text(
+        "     Program PWSCF v.6.7MaX starts on 30Nov2026 at  7:41:55 \n"
+        + body
+        + "   This run was terminated on:   7:42:01  30Nov2026\n"
+    )
+    c.write_text(b.read_text().replace("-15.84920", "-15.84990"))
+    same, moved = compare_files(a, b), compare_files(a, c)
+    assert same.identical_layout and same.max_rel_diff == 0.0
+    assert moved.max_rel_diff > 1e-5

@@ -37,6 +37,7 @@ def test_oracle_passes_and_artifacts_are_complete(toy: TaskEntry, opts: RunOptio
     record = _run(toy, get_agent("oracle"), opts)
     assert record.passed and record.failure_class is None, record.audit_messages
     assert record.raw_score == record.gated_score == 1.0
+    assert (record.usage.model_cost_usd, record.usage.source) == (0.0, "no-model")  # no model called: $0
     assert record.audit_flags == dict.fromkeys(
         ["log_intact", "code_invoked", "job_done", "wallclock_ok", "network_isolated"], True
     )

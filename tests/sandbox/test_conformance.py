@@ -53,6 +53,24 @@ def test_put_exec_get_round_trip(backend: str, make_sandbox: SandboxFactory, tmp
         sb.get("no-such-file", tmp_path / "missing")
 
 
+def test_readonly_mount_is_readable_and_never_writable(
+    backend: str, make_sandbox: SandboxFactory, tmp_path: Path
+) -> None:
+    if not get_backend(backend).host_mounts:
+        pytest.skip(f"{backend} binds no host folders (the image carries the manuals)")
+    lib = tmp_path / "lib"
+    write_files(lib, {"README.txt": "manuals", "qe/INPUT_PW.txt": "ecutrho"})
+    for path in [lib, *lib.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    sb = make_sandbox(backend, readonly_mounts={"/opt/manuals": lib})
+    r = sh(sb, "cat /opt/manuals/README.txt /opt/manuals/qe/INPUT_PW.txt")
+    assert (r.exit_code, r.stdout) == (0, "manualsecutrho"), r.stderr
+    for attempt in ("echo x > /opt/manuals/new", "echo x >> /opt/manuals/README.txt", "rm /opt/manuals/README.txt"):
+        assert sh(sb, attempt).exit_code != 0, attempt
+    assert sorted(p.name for p in lib.iterdir()) == ["README.txt", "qe"]
+    assert (lib / "README.txt").read_text() == "manuals"
+
+
 def test_exit_codes_env_and_cwd(backend: str, make_sandbox: SandboxFactory) -> None:
     sb = make_sandbox(backend, env={"FROM_SPEC": "spec"})
     assert sh(sb, "exit 0").exit_code == 0

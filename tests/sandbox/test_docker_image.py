@@ -75,5 +75,17 @@ def test_python_stack_and_manuals(make_sandbox: SandboxFactory, full_image: str)
     script = "ls /opt/manuals; for p in pw.x lmp wannier90.x phonopy; do command -v $p; done"
     r = sb.exec(["sh", "-c", script], timeout_s=30)
     listed = r.stdout.split()
-    assert {"README.txt", "quantum-espresso", "lammps"} <= set(listed)
+    assert {"README.txt", "manifest.json", "quantum-espresso", "lammps", "phonopy", "phono3py"} <= set(listed)
     assert {"/usr/bin/pw.x", "/usr/bin/lmp", "/usr/bin/wannier90.x", "/usr/local/bin/phonopy"} <= set(listed)
+    # The image carries the library itself (pods bind no host folder), read-only for the agent.
+    r = sb.exec(
+        [
+            "sh",
+            "-c",
+            "grep -c 'Variable: *ecutrho' /opt/manuals/quantum-espresso/INPUT_PW.txt; "
+            "ls /opt/manuals/lammps | wc -l; touch /opt/manuals/x || echo REFUSED",
+        ],
+        timeout_s=30,
+    )
+    count, rst_files, refused = r.stdout.split()
+    assert count == "1" and int(rst_files) > 500 and refused == "REFUSED"

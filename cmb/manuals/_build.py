@@ -1,0 +1,368 @@
+"""Build the offline manuals library from pinned sources: download, verify, select, index, swap in atomically."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import pydoc
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import textwrap
+import tomllib
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import import_module, metadata
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+MOUNT_POINT = "/opt/manuals"  # where every sandbox sees the library
+MANIFEST = "manifest.json"
+SOURCES = Path(__file__).with_name("sources.toml")
+_FORMAT = 1  # bump when the library's layout changes, so existing copies are rebuilt
+
+Progress = Callable[[str], None]
+
+
+class LibraryError(RuntimeError):
+    """The library cannot be built: a source is unreachable, altered or unsafe."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    glob: str
+    into: str
+    flatten: bool = False
+    max_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class ProgramDoc:
+    file: str
+    program: str
+    into: str
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    title: str
+    origin: str
+    url: str
+    sha256: str
+    select: tuple[Selection, ...] = ()
+    program_doc: tuple[ProgramDoc, ...] = ()
+
+
+@dataclass(frozen=True)
+class Generated:
+    into: str
+    command: tuple[str, ...] = ()
+    pydoc: str = ""
+
+
+@dataclass
+class Recipe:
+    sources: list[Source]
+    generated: list[Generated] = field(default_factory=list)
+    digest: str = ""  # of the recipe text and the layout version: what decides the library's content
+
+
+def load_recipe(path: Path = SOURCES) -> Recipe:
+    """Read the pinned sources; a malformed recipe is an error naming the entry."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+        sources = [
+            Source(
+                **{k: v for k, v in s.items() if k not in ("select", "program_doc")},
+                select=tuple(Selection(**x) for x in s.get("select", [])),
+                program_doc=tuple(ProgramDoc(**x) for x in s.get("program_doc", [])),
+            )
+            for s in data.get("source", [])
+        ]
+        generated = [Generated(**{**g, "command": tuple(g.get("command", ()))}) for g in data.get("generated", [])]
+    except (tomllib.TOMLDecodeError, TypeError) as exc:
+        raise LibraryError(f"{path}: {exc}") from None
+    for target in [x.into for s in sources for x in s.select] + [g.into for g in generated]:
+        _safe_relative(target)
+    digest = hashlib.sha256(f"{_FORMAT}\n{text}".encode()).hexdigest()[:16]
+    return Recipe(sources, generated, digest)
+
+
+def default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cmb"
+
+
+def default_library() -> Path:
+    return default_cache() / "manuals"
+
+
+def read_manifest(library: Path) -> dict[str, Any] | None:
+    """The manifest of a built library, or None when there is none (or it is unreadable)."""
+    try:
+        data = json.loads((library / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def is_current(library: Path, recipe: Recipe | None = None) -> bool:
+    manifest = read_manifest(library)
+    return manifest is not None and manifest.get("recipe") == (recipe or load_recipe()).digest
+
+
+def build_library(
+    out: Path,
+    *,
+    cache: Path | None = None,
+    recipe: Recipe | None = None,
+    force: bool = False,
+    progress: Progress = lambda _: None,
+) -> dict[str, Any]:
+    """Build the library into `out` (replacing it only once the new one is complete); return its manifest."""
+    recipe = recipe or load_recipe()
+    if not force and is_current(out, recipe):
+        progress(f"{out} is up to date (recipe {recipe.digest})")
+        return read_manifest(out) or {}
+    downloads = (cache or default_cache()) / "downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        entries: list[dict[str, Any]] = []
+        for source in recipe.sources:
+            archive = fetch(source, downloads, progress)
+            progress(f"{source.name}: selecting documentation from {archive.name}")
+            files = _extract(source, archive, staging)
+            entries.append({**_describe(source), "files": files})
+        generated = [_generate(g, staging, progress) for g in recipe.generated]
+        manifest = {
+            "format": _FORMAT,
+            "recipe": recipe.digest,
+            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "mount_point": MOUNT_POINT,
+            "sources": entries,
+            "generated": generated,
+        }
+        (staging / "README.txt").write_text(_readme(manifest), encoding="utf-8")
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        _make_readable(staging)
+        _swap_in(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    total = sum(e["files"] for e in entries) + sum(1 for g in generated if g["ok"])
+    progress(f"built {out}: {total} files from {len(recipe.sources)} sources (recipe {recipe.digest})")
+    return manifest
+
+
+# -- sources --------------------------------------------------------------------------------------------------
+
+
+def fetch(source: Source, downloads: Path, progress: Progress) -> Path:
+    """The source's archive, downloaded once and checked against its pinned sha256 every time it is used."""
+    name = PurePosixPath(source.url.split("?")[0]).name
+    target = downloads / name
+    if target.is_file() and _sha256(target) == source.sha256:
+        return target
+    partial = target.with_name(target.name + ".part")
+    progress(f"{source.name}: downloading {source.url}")
+    try:
+        with urllib.request.urlopen(source.url, timeout=120) as response, partial.open("wb") as fh:  # noqa: S310
+            size = int(response.headers.get("Content-Length") or 0)
+            done, reported = 0, 0
+            while chunk := response.read(1 << 20):
+                fh.write(chunk)
+                done += len(chunk)
+                if size and done - reported >= size // 4:
+                    reported = done
+                    progress(f"{source.name}: {done >> 20} of {size >> 20} MiB")
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise LibraryError(f"{source.name}: cannot download {source.url}: {exc}") from None
+    digest = _sha256(partial)
+    if digest != source.sha256:
+        partial.unlink(missing_ok=True)
+        raise LibraryError(f"{source.name}: {source.url} has sha256 {digest}, expected {source.sha256}; refusing it")
+    partial.replace(target)
+    return target
+
+
+def _members(archive: Path) -> Iterator[tuple[tarfile.TarFile, tarfile.TarInfo, str]]:
+    """Regular files of the archive with their path below its top folder; links and odd entries never come out."""
+    try:
+        with tarfile.open(archive) as tar:
+            for info in tar:
+                parts = PurePosixPath(info.name).parts
+                if not info.isfile() or len(parts) < 2:
+                    continue
+                rel = "/".join(parts[1:])
+                if rel.startswith("/") or ".." in parts:
+                    raise LibraryError(f"{archive.name}: member {info.name!r} leaves the archive's folder")
+                yield tar, info, rel
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise LibraryError(f"{archive.name}: not a readable archive: {exc}") from None
+
+
+def _extract(source: Source, archive: Path, staging: Path) -> int:
+    written = 0
+    wanted = {d.file: d for d in source.program_doc}
+    for tar, info, rel in _members(archive):
+        for sel in source.select:
+            if not fnmatch.fnmatchcase(rel, sel.glob) or (sel.max_bytes is not None and info.size > sel.max_bytes):
+                continue
+            dest = staging / sel.into / (PurePosixPath(rel).name if sel.flatten else rel)
+            if dest.exists():  # the first copy wins (QE keeps duplicates of its INPUT files in Doc/)
+                break
+            _write(dest, _read(tar, info))
+            written += 1
+            break
+        if rel in wanted:
+            doc = wanted[rel]
+            text = program_header(_read(tar, info).decode("utf-8", "replace"), doc.program)
+            if not text:
+                raise LibraryError(f"{source.name}: {rel} has no comment block after PROGRAM {doc.program}")
+            _write(staging / doc.into, f"{doc.program}.x: the input description from its source ({rel})\n\n{text}")
+            written += 1
+    if not written:
+        raise LibraryError(f"{source.name}: nothing in {archive.name} matches the selection")
+    return written
+
+
+def program_header(source: str, program: str) -> str:
+    """The comment block that opens a Fortran program: where the QE post-processing codes document their input."""
+    lines = source.splitlines()
+    start = next((i for i, s in enumerate(lines) if re.match(rf"\s*program\s+{program}\b", s, re.I)), None)
+    if start is None:
+        return ""
+    block: list[str] = []
+    for line in lines[start + 1 :]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("!"):
+            break
+        body = stripped.lstrip("!")
+        if not re.fullmatch(r"\s*-*\s*", body) or block:
+            block.append(body)
+    return textwrap.dedent("\n".join(block)).strip("\n") + "\n" if block else ""
+
+
+def _read(tar: tarfile.TarFile, info: tarfile.TarInfo) -> bytes:
+    fh = tar.extractfile(info)
+    if fh is None:
+        raise LibraryError(f"cannot read {info.name}")
+    return fh.read()
+
+
+def _write(dest: Path, content: bytes | str) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, str):
+        dest.write_text(content, encoding="utf-8")
+    else:
+        dest.write_bytes(content)
+
+
+# -- generated pages -------------------------------------------------------------------------------------------
+
+
+def _generate(item: Generated, staging: Path, progress: Progress) -> dict[str, Any]:
+    """Help text and API reference written from the installed packages; a failure is recorded, not fatal."""
+    dest = staging / item.into
+    try:
+        if item.pydoc:
+            obj = pydoc.locate(item.pydoc)
+            if obj is None:
+                raise LookupError(f"{item.pydoc} is not importable here")
+            text = pydoc.render_doc(obj, renderer=pydoc.plaintext)  # type: ignore[attr-defined]
+            package = item.pydoc.split(".")[0]
+        else:
+            exe = shutil.which(item.command[0]) or str(Path(sys.executable).parent / item.command[0])
+            done = subprocess.run([exe, *item.command[1:]], capture_output=True, text=True, timeout=120, check=False)
+            if done.returncode != 0 or not done.stdout.strip():
+                raise RuntimeError(f"{' '.join(item.command)} exited {done.returncode}: {done.stderr.strip()[-200:]}")
+            text = done.stdout
+            package = item.command[0]
+        import_module(package)
+        version = metadata.version(package)
+    except Exception as exc:  # noqa: BLE001 - a missing package leaves a gap, named in the index
+        progress(f"skipped {item.into}: {exc}")
+        return {"into": item.into, "ok": False, "reason": str(exc)}
+    _write(dest, f"Generated from {package} {version}.\n\n{text}")
+    return {"into": item.into, "ok": True, "package": package, "version": version}
+
+
+# -- index and swap --------------------------------------------------------------------------------------------
+
+
+def _describe(source: Source) -> dict[str, Any]:
+    return {
+        "name": source.name,
+        "title": source.title,
+        "origin": source.origin,
+        "url": source.url,
+        "sha256": source.sha256,
+    }
+
+
+def _readme(manifest: dict[str, Any]) -> str:
+    lines = [
+        "Offline manuals of the codes installed in this sandbox (read-only).",
+        "",
+        "Search them with grep, e.g.  grep -n -A12 'Variable: *ecutrho' quantum-espresso/INPUT_PW.txt",
+        "                             grep -l 'fix box/relax' lammps/*.rst",
+        "",
+    ]
+    for s in manifest["sources"]:
+        lines += [f"{s['name']}/  {s['title']}", f"    from {s['origin']}; {s['files']} files", ""]
+    gaps = [g for g in manifest["generated"] if not g["ok"]]
+    lines += [
+        "Also installed (not copied here):",
+        "    pseudopotentials: /usr/share/espresso/pseudo (ESPRESSO_PSEUDO)",
+        "    LAMMPS potentials: /usr/share/lammps/potentials",
+        "    Quantum ESPRESSO examples: /usr/share/doc/quantum-espresso/examples",
+        "",
+        "Python packages: numpy, scipy, h5py, ase, pymatgen, spglib, matplotlib, phonopy, phono3py;",
+        "use help(...) or pydoc for any of them.",
+    ]
+    if gaps:
+        lines += ["", "Not available in this build:"] + [f"    {g['into']}: {g['reason']}" for g in gaps]
+    return "\n".join(lines) + "\n"
+
+
+def _make_readable(root: Path) -> None:
+    """Every sandbox user reads the library; nobody writes it."""
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def _swap_in(staging: Path, out: Path) -> None:
+    """Replace `out` with the finished build; a running sandbox that bound the old copy keeps reading it."""
+    if out.exists() or out.is_symlink():
+        old = out.with_name(f".{out.name}.old.{os.getpid()}")
+        out.rename(old)
+        staging.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        staging.rename(out)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _safe_relative(target: str) -> None:
+    parts = PurePosixPath(target).parts
+    if not parts or target.startswith("/") or ".." in parts:
+        raise LibraryError(f"library path {target!r} must stay inside the library")
