@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import fnmatch
 import hashlib
 import json
@@ -130,12 +131,21 @@ def build_library(
 ) -> dict[str, Any]:
     """Build the library into `out` (replacing it only once the new one is complete); return its manifest."""
     recipe = recipe or load_recipe()
-    if not force and is_current(out, recipe):
-        progress(f"{out} is up to date (recipe {recipe.digest})")
-        return read_manifest(out) or {}
-    downloads = (cache or default_cache()) / "downloads"
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with (out.parent / f".{out.name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # a second build waits, then finds the library current
+            if not force and is_current(out, recipe):
+                progress(f"{out} is up to date (recipe {recipe.digest})")
+                return read_manifest(out) or {}
+            return _build(out, cache or default_cache(), recipe, progress)
+    except OSError as exc:  # a full disk, a read-only folder: said plainly, the previous library untouched
+        raise LibraryError(f"cannot build the manuals library at {out}: {exc}") from None
+
+
+def _build(out: Path, cache: Path, recipe: Recipe, progress: Progress) -> dict[str, Any]:
+    downloads = cache / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         entries: list[dict[str, Any]] = []

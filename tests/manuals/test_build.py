@@ -96,7 +96,9 @@ def test_build_selects_indexes_and_locks_down(tmp_path: Path) -> None:
     assert any("skipped py/x.txt" in m for m in messages)
     for path in [lib, *lib.rglob("*")]:
         assert stat.S_IMODE(path.stat().st_mode) == (0o755 if path.is_dir() else 0o644)
-    assert not [p for p in lib.parent.iterdir() if p.name.startswith(".lib")]  # no staging folder left
+    assert not [
+        p for p in lib.parent.iterdir() if p.name.startswith(".lib.") and p.suffix != ".lock"
+    ]  # no staging folder left
 
 
 def test_a_current_library_is_kept_and_a_forced_build_replaces_it(tmp_path: Path) -> None:
@@ -121,7 +123,7 @@ def test_an_altered_download_is_refused_and_the_old_library_survives(tmp_path: P
         build_library(lib, cache=tmp_path / "cache3", recipe=bad)
     assert read_manifest(lib) == before
     assert not list((tmp_path / "cache3" / "downloads").iterdir())  # no partial file kept
-    assert not [p for p in lib.parent.iterdir() if p.name.startswith(".lib")]
+    assert not [p for p in lib.parent.iterdir() if p.name.startswith(".lib.") and p.suffix != ".lock"]
 
 
 def test_unreachable_empty_and_hostile_sources_are_clear_errors(tmp_path: Path) -> None:
@@ -153,6 +155,12 @@ def test_junk_in_place_of_an_archive_is_a_clear_error(tmp_path: Path) -> None:
     )
     with pytest.raises(LibraryError, match="not a readable archive"):
         build_library(tmp_path / "lib", cache=tmp_path / "c", recipe=Recipe([source], digest="j"))
+
+
+def test_an_unwritable_destination_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    with pytest.raises(LibraryError, match="cannot build the manuals library"):
+        build_library(tmp_path / "a-file" / "lib", cache=tmp_path / "c", recipe=_recipe(tmp_path))
 
 
 def test_recipe_errors_name_the_file(tmp_path: Path) -> None:
