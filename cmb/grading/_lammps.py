@@ -2240,3 +2240,37 @@ def fix(ctx: CheckContext[FixParams]) -> Outcome:
         return next((o for o in outcomes if o.passed), outcomes[0])
 
     return _combine([(s, judge(s, f)) for s, f in chosen], p.at)
+
+
+class NoFixParams(_ScriptParams):
+    """Parameters of lammps.no_fix."""
+
+    styles: list[str] = Field(min_length=1, description="Fix styles that must not be in effect (suffixes ignored)")
+    group: str | None = Field(default=None, description="Only fixes on this group count; None: fixes on any group")
+
+
+@register("lammps.no_fix", params=NoFixParams, needs_reference=False)
+def no_fix(ctx: CheckContext[NoFixParams]) -> Outcome:
+    """None of the given fix styles is in effect at the run(s) read.
+
+    For a second time integrator (an extra `fix nve` beside `fix npt` moves every atom twice per step) or a
+    second thermostat.
+    """
+    p = ctx.params
+    script = interpret(ctx.submission, ctx.check.target.file, p.variables)
+    if script.stop:
+        return Outcome(False, script.stop)
+    banned = {base_style(s) for s in p.styles}
+
+    def judge(stage: Stage) -> Outcome:
+        fixes, unknown = active_fixes(stage.values)
+        hits = [f for f in fixes if base_style(f.style) in banned and p.group in (None, f.group)]
+        if hits:
+            return Outcome(False, f"{hits[0].describe()} is in effect; none of {sorted(banned)} may be", None,
+                           hits[0].style)  # fmt: skip
+        if unknown:
+            return Outcome(False, f"cannot rule out {sorted(banned)}: fixes not statically known: {'; '.join(unknown)}")
+        return Outcome(True, f"none of {sorted(banned)} in effect")
+
+    stages = script.stages[-1:] if p.at == "last" else script.stages
+    return _combine([(s, judge(s)) for s in stages], p.at)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
 from cmb.cli import cli
 from tests.catalog.test_catalog import make_suite
 from tests.conftest import write_files
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(*args):
@@ -100,3 +103,10 @@ def test_tasks_verify_reports_a_crashing_oracle(tmp_path):
     (root / "references" / "demo-eos" / "solution" / "solve.sh").write_text("echo boom >&2; exit 3\n")
     res = _run("--root", str(root), "tasks", "verify", "--conditions", "SR")
     assert res.exit_code == 1 and "oracle exited 3: boom" in res.output
+
+
+def test_readme_task_table_is_the_generated_one() -> None:
+    # The README's Table A is pasted from `cmb tasks list --markdown`; a grader or task change must update it.
+    generated = _run("--root", str(REPO), "tasks", "list", "--markdown")
+    assert generated.exit_code == 0, generated.output
+    assert generated.output.strip() in (REPO / "README.md").read_text(), "regenerate the README's task table"

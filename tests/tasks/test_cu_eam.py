@@ -8,20 +8,27 @@ covered by tests/test_example_tasks.py. Oracles that run LAMMPS or phonopy are `
 from __future__ import annotations
 
 import importlib.util
-import json
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cmb.catalog import Catalog, TaskEntry, run_solution, stage_bundle
-from cmb.grading import grade
-from cmb.models import Condition, GradeReport
-from cmb.settings import CmbSettings
+from cmb.catalog import stage_bundle
+from cmb.models import GradeReport
+from tests.tasks._helpers import (
+    assert_empty_submission_fails,
+    assert_entry_is_consistent,
+    assert_tolerance_edges,
+    entry,
+    failed,
+    grade_answer,
+    grade_dir,
+    read_answer,
+    reference_answer,
+    run_oracle,
+)
 
-CATALOG = Catalog.load(CmbSettings().root)
 HAS_LMP = shutil.which("lmp") is not None
 HAS_PHONOPY = importlib.util.find_spec("phonopy") is not None
 needs_lmp = pytest.mark.skipif(not HAS_LMP, reason="LAMMPS (lmp) not installed")
@@ -39,61 +46,9 @@ NEEDS = {  # what each oracle runs
 }
 
 
-def entry(task: str) -> TaskEntry:
-    return CATALOG.get(task)
-
-
-def grade_dir(task: str, submission: Path) -> GradeReport:
-    e = entry(task)
-    return grade(e.grader(), e.reference(), submission, e.reference_dir)
-
-
-def failed(report: GradeReport) -> set[str]:
-    return {c.id for c in report.checks if not c.passed}
-
-
-def grade_answer(task: str, answer: dict[str, Any], tmp_path: Path) -> GradeReport:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "answer.json").write_text(json.dumps(answer))
-    return grade_dir(task, tmp_path)
-
-
-def run_oracle(task: str, dest: Path, condition: Condition | None = None) -> Path:
-    e = entry(task)
-    cond = condition or e.conditions()[0]
-    stage_bundle(e, cond, dest)
-    proc = run_solution(e, dest, timeout_s=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return dest
-
-
-def reference_answer(task: str) -> dict[str, Any]:
-    """A submission made of the reference values of every numeric check."""
-    e = entry(task)
-    ref = e.reference()
-    return {
-        c.target.field: ref.values[c.reference].value
-        for c in e.grader().checks
-        if c.type in ("numeric.scalar", "numeric.array")
-    }
-
-
-def numeric_checks(task: str) -> list[Any]:
-    return [c for c in entry(task).grader().checks if c.type in ("numeric.scalar", "numeric.array")]
-
-
-@pytest.fixture(scope="module")
-def oracle_answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    """The oracle's answer.json of each JSON task, computed once per module (only those requested)."""
-    cache: dict[str, dict[str, Any]] = {}
-
-    class Lazy(dict):  # type: ignore[type-arg]
-        def __missing__(self, task: str) -> dict[str, Any]:
-            work = run_oracle(task, tmp_path_factory.mktemp(task))
-            cache[task] = json.loads((work / "answer.json").read_text())
-            return cache[task]
-
-    return Lazy()
+def _edges(task: str, base: dict[str, Any], tmp_path: Path) -> None:
+    """Tolerance edges of every numeric check; an array check moves one element (the n-th check's n % len)."""
+    assert_tolerance_edges(task, base, tmp_path, every_element=False)
 
 
 # ------------------------------------------------------------------------------------------------ every task
@@ -101,23 +56,12 @@ def oracle_answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[s
 
 @pytest.mark.parametrize("task", ALL)
 def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
-    e = entry(task)
-    assert e.spec.study == "cu-eam"
-    full = e.prompt(Condition.WF if e.is_workflow else Condition.SF)
-    reduced = e.prompt(Condition.WR if e.is_workflow else Condition.SR)
-    assert "## Method" in full and "## Method" not in reduced
-    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
-    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
-        assert (e.reference_dir / name).is_file(), name
-    for check in e.grader().checks:
-        assert check.target.file in e.spec.answer_files
-        assert check.description
+    assert_entry_is_consistent(task, "cu-eam")
 
 
 @pytest.mark.parametrize("task", ALL)
 def test_empty_submission_fails(task, tmp_path):
-    report = grade_dir(task, tmp_path)
-    assert not report.passed and report.score == 0 and report.failure_category == "format"
+    assert_empty_submission_fails(task, tmp_path)
 
 
 @pytest.mark.parametrize("task", ALL)
@@ -132,33 +76,6 @@ def test_reference_values_pass(task, tmp_path):
     assert grade_answer(task, reference_answer(task), tmp_path).passed
 
 
-def _moved(x: float, tol: Any, side: int, factor: float) -> float:
-    width = tol.width * abs(x) if tol.is_relative else tol.width
-    return x + side * factor * width
-
-
-def _edges(task: str, base: dict[str, Any], tmp_path: Path) -> None:
-    """Each numeric check: just inside its tolerance passes, just outside fails that check alone."""
-    ref = entry(task).reference()
-    for n, check in enumerate(numeric_checks(task)):
-        expected = ref.values[check.reference].value
-        tol = check.effective_tolerance
-        for side in (1, -1):
-            for factor, passes in ((0.98, True), (1.02, False)):
-                answer = dict(base)
-                if isinstance(expected, list):  # move one element; the others stay at the reference
-                    value = list(expected)
-                    value[n % len(value)] = _moved(value[n % len(value)], tol, side, factor)
-                else:
-                    value = _moved(expected, tol, side, factor)
-                answer[check.target.field] = value
-                report = grade_answer(task, answer, tmp_path / f"{check.id}-{side}-{factor}")
-                if passes:
-                    assert report.passed, (check.id, side, factor, failed(report))
-                else:
-                    assert failed(report) == {check.id}, (check.id, side, factor)
-
-
 @pytest.mark.parametrize("task", JSON_TASKS)
 def test_tolerance_edges_from_the_reference_answer(task, tmp_path):
     _edges(task, reference_answer(task), tmp_path)
@@ -166,8 +83,8 @@ def test_tolerance_edges_from_the_reference_answer(task, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("task", [pytest.param(t, marks=NEEDS[t]) for t in JSON_TASKS])
-def test_oracle_passes_and_its_answer_has_sharp_tolerance_edges(task, oracle_answers, tmp_path):
-    answer = oracle_answers[task]
+def test_oracle_passes_and_its_answer_has_sharp_tolerance_edges(task, oracle_dirs, tmp_path):
+    answer = read_answer(oracle_dirs[task])
     report = grade_answer(task, answer, tmp_path / "oracle")
     assert report.passed, [c.message for c in report.checks if not c.passed]
     _edges(task, answer, tmp_path)
@@ -339,15 +256,15 @@ def test_cu_npt_equilibration_plus_production_is_accepted(tmp_path):
     ],
     ids=["volumetric", "box-length", "per-atom-cube", "reversed", "not-divided-by-a"],
 )
-def test_cu_npt_trap_fails_its_check(transform, failing, oracle_answers, tmp_path):
-    report = grade_answer("cu-npt-expansion-analysis", transform(oracle_answers["cu-npt-expansion-analysis"]),
-                          tmp_path)  # fmt: skip
+def test_cu_npt_trap_fails_its_check(transform, failing, oracle_dirs, tmp_path):
+    answer = transform(read_answer(oracle_dirs["cu-npt-expansion-analysis"]))
+    report = grade_answer("cu-npt-expansion-analysis", answer, tmp_path)
     assert failed(report) == failing
 
 
-def test_cu_npt_oracle_passes_with_sharp_edges(oracle_answers, tmp_path):
+def test_cu_npt_oracle_passes_with_sharp_edges(oracle_dirs, tmp_path):
     # The oracle only parses the committed logs (no simulation code), so this runs in every test session.
-    answer = oracle_answers["cu-npt-expansion-analysis"]
+    answer = read_answer(oracle_dirs["cu-npt-expansion-analysis"])
     assert grade_answer("cu-npt-expansion-analysis", answer, tmp_path / "oracle").passed
     _edges("cu-npt-expansion-analysis", answer, tmp_path)
 
@@ -448,6 +365,13 @@ def test_cu_npt_inputs_equivalent_variants_pass(old, new, tmp_path):
         ("temp 300.0 300.0 0.2", "temp 298.15 298.15 0.2", {"npt"}),
         ("iso 0.0 0.0 2.0", "iso 10000.0 10000.0 2.0", {"npt"}),  # 1 GPa in bar
         ("fix             md all npt", "group           half id <= 432\nfix             md half npt", {"npt"}),
+        # a second integrator or thermostat beside fix npt: atoms move twice per step, or two thermostats fight
+        ("fix             md all npt", "fix             x all nve\nfix             md all npt", {"single-integrator"}),
+        (
+            "fix             md all npt",
+            "fix             lv all langevin 300.0 300.0 0.1 48279\nfix             md all npt",
+            {"single-integrator"},
+        ),
         ("units           metal", "units           real", {"units"}),
         ("units           metal\n", "", {"units"}),  # LAMMPS's default, lj
         ("pair_style      eam\npair_coeff      1 1 Cu_u3.eam",
@@ -461,7 +385,7 @@ def test_cu_npt_inputs_equivalent_variants_pass(old, new, tmp_path):
         ("boundary        p p p", "boundary        p p f", {"boundary"}),
     ],
     ids=["fs-timestep", "tdamp-steps", "pdamp-steps", "pdamp-short", "298K", "GPa-as-bar", "subgroup",
-         "real-units", "lj-units", "eam-alloy", "other-potential", "run-50", "no-thermo", "sparse-thermo",
+         "extra-nve", "extra-langevin", "real-units", "lj-units", "eam-alloy", "other-potential", "run-50", "no-thermo", "sparse-thermo",
          "no-velocity", "slab"],
 )  # fmt: skip
 def test_cu_npt_inputs_trap_fails_its_check(old, new, failing, tmp_path):

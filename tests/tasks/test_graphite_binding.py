@@ -8,20 +8,29 @@ reference, which is what the oracle reproduces (its own run is checked in the sl
 
 from __future__ import annotations
 
-import json
-import os
-import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
-from cmb.grading import grade
-from cmb.models import GradeReport, GraderSpec, Reference, TaskSpec, WorkflowSpec
+from cmb.models import GradeReport
+from tests.tasks._helpers import (
+    ROOT,
+    assert_empty_submission_fails,
+    assert_files_are_consistent,
+    assert_reduced_prompt_drops_only_the_method,
+    assert_tolerance_edges,
+    failed,
+    grade_dir,
+    grader_of,
+    read_answer,
+    reference_of,
+    spec_of,
+    stage_workspace,
+    write_answer,
+)
+from tests.tasks._helpers import run_oracle as _run_oracle
 
-ROOT = Path(__file__).resolve().parents[2]
 STUDY = "graphite-binding"
 TASKS = ["graphite-pw-d3-inputs", "graphite-c-scan", "graphite-binding-analysis", "graphite-vasp-relax-inputs"]
 WORKFLOW = "graphite-binding-workflow"
@@ -29,59 +38,9 @@ HAS_PW = shutil.which("pw.x") is not None
 needs_pw = pytest.mark.skipif(not HAS_PW, reason="pw.x (Quantum ESPRESSO) not installed")
 
 
-def task_dir(task: str) -> Path:
-    return ROOT / "tasks" / STUDY / task
-
-
-def spec_of(task: str) -> TaskSpec | WorkflowSpec:
-    if task == WORKFLOW:
-        return WorkflowSpec.model_validate(yaml.safe_load((task_dir(task) / "workflow.yaml").read_text()))
-    return TaskSpec.model_validate(yaml.safe_load((task_dir(task) / "task.yaml").read_text()))
-
-
-def grader_of(task: str) -> GraderSpec:
-    return GraderSpec.model_validate(yaml.safe_load((ROOT / "graders" / f"{task}.yaml").read_text()))
-
-
-def reference_of(task: str) -> Reference:
-    return Reference.model_validate(yaml.safe_load((ROOT / "references" / task / "reference.yaml").read_text()))
-
-
-def grade_dir(task: str, submission: Path) -> GradeReport:
-    return grade(grader_of(task), reference_of(task), submission, ROOT / "references" / task)
-
-
-def failed(report: GradeReport) -> set[str]:
-    return {c.id for c in report.checks if not c.passed}
-
-
-def stage(task: str, dest: Path) -> Path:
-    """The agent's view: the task's staged workspace files, nothing else."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for rel in spec_of(task).workspace:
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(task_dir(task) / "workspace" / rel, dest / rel)
-    return dest
-
-
 def run_oracle(task: str, dest: Path) -> Path:
-    solution = ROOT / "references" / task / "solution"
-    env = {**os.environ, "CMB_SOLUTION_DIR": str(solution), "OMP_NUM_THREADS": "1"}
-    subprocess.run(
-        ["bash", str(solution / "solve.sh")],
-        cwd=stage(task, dest),
-        env=env,
-        check=True,
-        timeout=900,
-        capture_output=True,
-    )
-    return dest
-
-
-def write_answer(tmp: Path, answer: dict) -> Path:
-    tmp.mkdir(parents=True, exist_ok=True)
-    (tmp / "answer.json").write_text(json.dumps(answer))
-    return tmp
+    """The oracle, run in the bare workspace (no prompt staged); pw.x scans get 15 minutes."""
+    return _run_oracle(task, dest, timeout_s=900, with_prompt=False)
 
 
 def reference_answer(task: str) -> dict:
@@ -100,16 +59,7 @@ def numeric_checks(task: str) -> list:
 
 def probe_tolerance_edges(task: str, base: dict, tmp: Path) -> None:
     """For every numeric check: just inside passes, just outside (both sides) fails that check alone."""
-    ref = reference_of(task)
-    for check in numeric_checks(task):
-        expected = ref.values[check.reference].value
-        tol = check.effective_tolerance
-        width = tol.width * abs(expected) if tol.is_relative else tol.width
-        for side in (1, -1):
-            inside = {**base, check.target.field: expected + side * 0.98 * width}
-            assert grade_dir(task, write_answer(tmp, inside)).passed, (check.id, side)
-            outside = {**base, check.target.field: expected + side * 1.02 * width}
-            assert failed(grade_dir(task, write_answer(tmp, outside))) == {check.id}, (check.id, side)
+    assert_tolerance_edges(task, base, tmp, checks=numeric_checks(task), reference=reference_of(task))
 
 
 # --- the study as a whole ---------------------------------------------------------------------------------------
@@ -117,45 +67,28 @@ def probe_tolerance_edges(task: str, base: dict, tmp: Path) -> None:
 
 @pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
 def test_files_are_consistent(task):
-    spec, grader, ref = spec_of(task), grader_of(task), reference_of(task)
-    assert spec.id == grader.task == ref.task == task
-    assert spec.study == STUDY
-    for rel in spec.workspace:
-        assert (task_dir(task) / "workspace" / rel).is_file()
-    for check in grader.checks:
-        assert check.target.file in spec.answer_files
-        assert check.reference is None or check.reference in ref.values
-    for name in ref.files:
-        assert (ROOT / "references" / task / name).is_file()
-    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
-        assert (ROOT / "references" / task / name).is_file()
+    assert_files_are_consistent(STUDY, task)
 
 
 @pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
 def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
-    full = (task_dir(task) / "prompt.full.md").read_text()
-    reduced = (task_dir(task) / "prompt.reduced.md").read_text()
-    assert "## Method" in full and "## Method" not in reduced
-    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
+    assert_reduced_prompt_drops_only_the_method(task)
 
 
 def test_workflow_chains_the_study_steps():
-    spec = spec_of(WORKFLOW)
+    spec = spec_of(STUDY, WORKFLOW)
     assert spec.steps == ["graphite-pw-d3-inputs", "graphite-c-scan", "graphite-binding-analysis"]
-    assert all(spec_of(step).study == STUDY for step in spec.steps)
+    assert all(spec_of(STUDY, step).study == STUDY for step in spec.steps)
 
 
 @pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
 def test_empty_submission_fails(task, tmp_path):
-    report = grade_dir(task, tmp_path)
-    assert not report.passed
-    assert report.score == 0
-    assert report.failure_category == "format"
+    assert_empty_submission_fails(task, tmp_path)
 
 
 @pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
 def test_staged_workspace_alone_fails(task, tmp_path):
-    assert not grade_dir(task, stage(task, tmp_path)).passed
+    assert not grade_dir(task, stage_workspace(task, tmp_path)).passed
 
 
 # --- graphite-pw-d3-inputs (input preparation, pw.x) -----------------------------------------------------------
@@ -330,8 +263,7 @@ ANALYSIS = "graphite-binding-analysis"
 
 @pytest.fixture(scope="module")
 def analysis_oracle(tmp_path_factory) -> dict:
-    out = run_oracle(ANALYSIS, tmp_path_factory.mktemp("analysis-oracle"))
-    return json.loads((out / "answer.json").read_text())
+    return read_answer(run_oracle(ANALYSIS, tmp_path_factory.mktemp("analysis-oracle")))
 
 
 def test_analysis_oracle_passes(analysis_oracle, tmp_path):

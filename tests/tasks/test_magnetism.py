@@ -8,7 +8,6 @@ Tasks: fe-pw-spin-inputs (input preparation, pw.x), fe-moment (run-and-analyze, 
 from __future__ import annotations
 
 import copy
-import json
 import re
 import shutil
 from pathlib import Path
@@ -17,12 +16,21 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cmb.catalog import Catalog, TaskEntry, run_solution, stage_bundle
-from cmb.grading import grade
+from cmb.catalog import stage_bundle
 from cmb.models import Condition, GradeReport
-from cmb.settings import CmbSettings
+from tests.tasks._helpers import (
+    assert_empty_submission_fails,
+    assert_entry_is_consistent,
+    assert_tolerance_edges,
+    edited_oracle_inputs,
+    entry,
+    failed,
+    grade_answer,
+    grade_dir,
+    read_answer,
+    reference_answer,
+)
 
-CATALOG = Catalog.load(CmbSettings().root)
 HAS_PW = shutil.which("pw.x") is not None
 needs_pw = pytest.mark.skipif(not HAS_PW, reason="Quantum ESPRESSO (pw.x) not installed")
 
@@ -31,100 +39,9 @@ JSON_TASKS = ["fe-moment", "nio-u-analysis", "square-afm-spin-waves"]
 FAST_ORACLES = ["fe-pw-spin-inputs", "nio-vasp-afm-u-inputs", "nio-u-analysis", "square-afm-spin-waves"]
 
 
-def entry(task: str) -> TaskEntry:
-    return CATALOG.get(task)
-
-
-def grade_dir(task: str, submission: Path) -> GradeReport:
-    e = entry(task)
-    return grade(e.grader(), e.reference(), submission, e.reference_dir)
-
-
-def failed(report: GradeReport) -> set[str]:
-    return {c.id for c in report.checks if not c.passed}
-
-
-def run_oracle(task: str, dest: Path, condition: Condition = Condition.SF) -> Path:
-    e = entry(task)
-    stage_bundle(e, condition, dest)
-    proc = run_solution(e, dest, timeout_s=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return dest
-
-
-@pytest.fixture(scope="module")
-def oracle_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The oracle's output folder of each task, computed once per module (only those requested)."""
-
-    class Lazy(dict):  # type: ignore[type-arg]
-        def __missing__(self, task: str) -> Path:
-            self[task] = run_oracle(task, tmp_path_factory.mktemp(task))
-            return self[task]
-
-    return Lazy()
-
-
 def copy_submission(src: Path, dest: Path) -> Path:
     shutil.copytree(src, dest, dirs_exist_ok=True)
     return dest
-
-
-def set_field(doc: dict[str, Any], path: str, value: Any) -> None:
-    *parents, last = path.split(".")
-    for p in parents:
-        doc = doc[p]
-    doc[last] = value
-
-
-def get_field(doc: dict[str, Any], path: str) -> Any:
-    for p in path.split("."):
-        doc = doc[p]
-    return doc
-
-
-def reference_answer(task: str) -> dict[str, Any]:
-    """A submission made of the reference values of every numeric check (nested fields included)."""
-    e = entry(task)
-    ref = e.reference()
-    doc: dict[str, Any] = {}
-    for c in e.grader().checks:
-        if c.type != "numeric.scalar":
-            continue
-        *parents, last = c.target.field.split(".")
-        node = doc
-        for p in parents:
-            node = node.setdefault(p, {})
-        node[last] = ref.values[c.reference].value
-    return doc
-
-
-def grade_answer(task: str, answer: dict[str, Any], folder: Path) -> GradeReport:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "answer.json").write_text(json.dumps(answer))
-    return grade_dir(task, folder)
-
-
-def assert_edges(task: str, base: dict[str, Any], tmp_path: Path) -> None:
-    """Each numeric check: just inside its tolerance passes, just outside fails that check alone."""
-    e = entry(task)
-    ref = e.reference()
-    n = 0
-    for check in e.grader().checks:
-        if check.type != "numeric.scalar":
-            continue
-        expected = ref.values[check.reference].value
-        tol = check.effective_tolerance
-        width = tol.width * abs(expected) if tol.is_relative else tol.width
-        for side in (1, -1):
-            for factor, passes in ((0.98, True), (1.02, False)):
-                answer = copy.deepcopy(base)
-                set_field(answer, check.target.field, expected + side * factor * width)
-                report = grade_answer(task, answer, tmp_path / f"edge{n}")
-                n += 1
-                if passes:
-                    assert report.passed, (check.id, side, [c.message for c in report.checks if not c.passed])
-                else:
-                    assert failed(report) == {check.id}, (check.id, side, failed(report))
 
 
 # ------------------------------------------------------------------------------------------------ every task
@@ -132,22 +49,12 @@ def assert_edges(task: str, base: dict[str, Any], tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("task", ALL)
 def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
-    e = entry(task)
-    assert e.spec.study == "magnetism"
-    full, reduced = e.prompt(Condition.SF), e.prompt(Condition.SR)
-    assert "## Method" in full and "## Method" not in reduced
-    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
-    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
-        assert (e.reference_dir / name).is_file(), name
-    for check in e.grader().checks:
-        assert check.target.file in e.spec.answer_files
-        assert check.description
+    assert_entry_is_consistent(task, "magnetism")
 
 
 @pytest.mark.parametrize("task", ALL)
 def test_empty_submission_fails(task, tmp_path):
-    report = grade_dir(task, tmp_path)
-    assert not report.passed and report.score == 0 and report.failure_category == "format"
+    assert_empty_submission_fails(task, tmp_path)
 
 
 @pytest.mark.parametrize("task", ALL)
@@ -170,15 +77,15 @@ def test_reference_values_pass(task, tmp_path):
 
 @pytest.mark.parametrize("task", JSON_TASKS)
 def test_tolerance_edges_around_the_reference(task, tmp_path):
-    assert_edges(task, reference_answer(task), tmp_path)
+    assert_tolerance_edges(task, reference_answer(task), tmp_path)
 
 
 @pytest.mark.parametrize("task", ["nio-u-analysis", "square-afm-spin-waves"])
 def test_tolerance_edges_around_the_oracle_answer(task, oracle_dirs, tmp_path):
     """Built from the oracle's own answer: moving one field just outside fails that check alone."""
-    base = json.loads((oracle_dirs[task] / "answer.json").read_text())
+    base = read_answer(oracle_dirs[task])
     assert grade_answer(task, base, tmp_path / "base").passed
-    assert_edges(task, base, tmp_path)
+    assert_tolerance_edges(task, base, tmp_path)
 
 
 # ------------------------------------------------------------------------------------------------ fe-pw-spin-inputs
@@ -295,49 +202,12 @@ def test_fe_moment_oracle_runs_pw_and_passes(oracle_dirs):
     assert (sub / "fm" / "pw.out").is_file() and (sub / "nm" / "pw.out").is_file()
     report = grade_dir(FM, sub)
     assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
-    assert_edges(FM, json.loads((sub / "answer.json").read_text()), sub.parent / "fm-edges")
+    assert_tolerance_edges(FM, read_answer(sub), sub.parent / "fm-edges")
 
 
 # ------------------------------------------------------------------------------------------------ nio-vasp-afm-u-inputs
 
 NIO = "nio-vasp-afm-u-inputs"
-
-
-def incar_dict(text: str) -> dict[str, str]:
-    """TAG -> value of a simple INCAR (one or more `TAG = value` statements per line, comments dropped)."""
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        line = re.split(r"[#!]", line, maxsplit=1)[0]
-        for stmt in line.split(";"):
-            if "=" in stmt:
-                tag, _, value = stmt.partition("=")
-                out[tag.strip().upper()] = value.strip()
-    return out
-
-
-def incar_text(tags: dict[str, str]) -> str:
-    return "".join(f"{k} = {v}\n" for k, v in tags.items())
-
-
-def vasp_edit(
-    task: str,
-    oracle_dirs: dict[str, Path],
-    tmp_path: Path,
-    incar: str = "INCAR",
-    set_: dict[str, str] | None = None,
-    drop: tuple[str, ...] = (),
-    files: dict[str, str] | None = None,
-) -> GradeReport:
-    sub = copy_submission(oracle_dirs[task], tmp_path / "sub")
-    tags = incar_dict((sub / incar).read_text())
-    for t in drop:
-        assert t in tags, t
-        del tags[t]
-    tags.update(set_ or {})
-    (sub / incar).write_text(incar_text(tags))
-    for name, text in (files or {}).items():
-        (sub / name).write_text(text)
-    return grade_dir(task, sub)
 
 
 ROCKSALT_2 = (
@@ -394,7 +264,7 @@ def afm1_cube() -> str:
     ],
 )
 def test_nio_vasp_trap_fails_its_check(name, set_, drop, files, expected, oracle_dirs, tmp_path):
-    report = vasp_edit(NIO, oracle_dirs, tmp_path, set_=set_, drop=drop, files=files)
+    report = edited_oracle_inputs(NIO, oracle_dirs, tmp_path, set_=set_, drop=drop, files=files)
     assert failed(report) == expected, (name, [c.message for c in report.checks if not c.passed])
 
 
@@ -409,7 +279,7 @@ def test_nio_vasp_trap_fails_its_check(name, set_, drop, files, expected, oracle
     ],
 )
 def test_nio_vasp_equivalent_inputs_pass(name, set_, drop, oracle_dirs, tmp_path):
-    report = vasp_edit(NIO, oracle_dirs, tmp_path, set_=set_, drop=drop)
+    report = edited_oracle_inputs(NIO, oracle_dirs, tmp_path, set_=set_, drop=drop)
     assert report.passed, (name, [c.message for c in report.checks if not c.passed])
 
 
@@ -425,7 +295,7 @@ NU = "nio-u-analysis"
 
 
 def test_nio_u_traps(oracle_dirs, tmp_path):
-    base = json.loads((oracle_dirs[NU] / "answer.json").read_text())
+    base = read_answer(oracle_dirs[NU])
     ws = entry(NU).workspace_dir
 
     # U taken from the file name: nio_U7.out ran without U (its HUBBARD card was ignored by pw.x 6.7)
@@ -485,7 +355,7 @@ SQ = "square-afm-spin-waves"
 
 
 def test_square_afm_bond_double_counting_fails(oracle_dirs, tmp_path):
-    base = json.loads((oracle_dirs[SQ] / "answer.json").read_text())
+    base = read_answer(oracle_dirs[SQ])
     answer = copy.deepcopy(base)
     for key in ("J1_meV", "J2_meV", "spin_wave_velocity_meV_A", "omega_pi_0_meV", "omega_pi2_pi2_meV"):
         answer[key] = base[key] / 2  # every bond counted from both ends: J and the magnon energies halve
@@ -493,7 +363,7 @@ def test_square_afm_bond_double_counting_fails(oracle_dirs, tmp_path):
 
 
 def test_square_afm_unconverged_zone_sum_fails(oracle_dirs, tmp_path):
-    base = json.loads((oracle_dirs[SQ] / "answer.json").read_text())
+    base = read_answer(oracle_dirs[SQ])
     j1, j2, n = base["J1_meV"], base["J2_meV"], 64
     k = -np.pi + (np.arange(n) + 0.5) * 2 * np.pi / n
     kx, ky = np.meshgrid(k, k, indexing="ij")
@@ -505,7 +375,7 @@ def test_square_afm_unconverged_zone_sum_fails(oracle_dirs, tmp_path):
 
 
 def test_square_afm_j1_only_fit_fails(oracle_dirs, tmp_path):
-    base = json.loads((oracle_dirs[SQ] / "answer.json").read_text())
+    base = read_answer(oracle_dirs[SQ])
     j1 = base["J1_meV"]
     answer = {
         **base,

@@ -10,67 +10,37 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import h5py
 import numpy as np
 import pytest
-import yaml
 
-from cmb.grading import grade
-from cmb.models import GradeReport, GraderSpec, Reference, TaskSpec
+from tests.tasks._helpers import (
+    ROOT,
+    assert_empty_submission_fails,
+    assert_files_are_consistent,
+    assert_reduced_prompt_drops_only_the_method,
+    assert_tolerance_edges,
+    failed,
+    grade_dir,
+    grader_of,
+    read_answer,
+    reference_of,
+    stage_workspace,
+    task_dir,
+    write_answer,
+)
+from tests.tasks._helpers import run_oracle as _run_oracle
 
-ROOT = Path(__file__).resolve().parents[2]
 STUDY = "model-hamiltonians"
 TASKS = ["altermagnet-tb-splitting", "altermagnet-nodal-analysis", "landau-transition-fit"]
 
 
-def task_dir(task: str) -> Path:
-    return ROOT / "tasks" / STUDY / task
-
-
-def spec_of(task: str) -> TaskSpec:
-    return TaskSpec.model_validate(yaml.safe_load((task_dir(task) / "task.yaml").read_text()))
-
-
-def grader_of(task: str) -> GraderSpec:
-    return GraderSpec.model_validate(yaml.safe_load((ROOT / "graders" / f"{task}.yaml").read_text()))
-
-
-def reference_of(task: str) -> Reference:
-    return Reference.model_validate(yaml.safe_load((ROOT / "references" / task / "reference.yaml").read_text()))
-
-
-def grade_dir(task: str, submission: Path) -> GradeReport:
-    return grade(grader_of(task), reference_of(task), submission, ROOT / "references" / task)
-
-
-def failed(report: GradeReport) -> set[str]:
-    return {c.id for c in report.checks if not c.passed}
-
-
-def stage(task: str, dest: Path) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
-    for rel in spec_of(task).workspace:
-        shutil.copyfile(task_dir(task) / "workspace" / rel, dest / rel)
-    return dest
-
-
 def run_oracle(task: str, dest: Path) -> dict:
-    solution = ROOT / "references" / task / "solution"
-    env = {**os.environ, "CMB_SOLUTION_DIR": str(solution), "OMP_NUM_THREADS": "1"}
-    subprocess.run(
-        ["bash", str(solution / "solve.sh")],
-        cwd=stage(task, dest),
-        env=env,
-        check=True,
-        timeout=300,
-        capture_output=True,
-    )
-    return json.loads((dest / "answer.json").read_text())
+    """The oracle's answer, run in the bare workspace (no prompt staged) within 5 minutes."""
+    return read_answer(_run_oracle(task, dest, timeout_s=300, with_prompt=False))
 
 
 def set_field(answer: dict, path: str, value: object) -> dict:
@@ -84,12 +54,6 @@ def set_field(answer: dict, path: str, value: object) -> dict:
     return out
 
 
-def write_answer(tmp: Path, answer: dict) -> Path:
-    tmp.mkdir(parents=True, exist_ok=True)
-    (tmp / "answer.json").write_text(json.dumps(answer))
-    return tmp
-
-
 @pytest.fixture(scope="module")
 def oracle(tmp_path_factory) -> dict[str, dict]:
     return {task: run_oracle(task, tmp_path_factory.mktemp(task)) for task in TASKS}
@@ -100,24 +64,12 @@ def oracle(tmp_path_factory) -> dict[str, dict]:
 
 @pytest.mark.parametrize("task", TASKS)
 def test_files_are_consistent(task):
-    spec, grader, ref = spec_of(task), grader_of(task), reference_of(task)
-    assert spec.id == grader.task == ref.task == task
-    assert spec.study == STUDY
-    for rel in spec.workspace:
-        assert (task_dir(task) / "workspace" / rel).is_file()
-    for check in grader.checks:
-        assert check.target.file in spec.answer_files
-        assert check.reference is None or check.reference in ref.values
-    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
-        assert (ROOT / "references" / task / name).is_file()
+    assert_files_are_consistent(STUDY, task, reference_files=False)
 
 
 @pytest.mark.parametrize("task", TASKS)
 def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
-    full = (task_dir(task) / "prompt.full.md").read_text()
-    reduced = (task_dir(task) / "prompt.reduced.md").read_text()
-    assert "## Method" in full and "## Method" not in reduced
-    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
+    assert_reduced_prompt_drops_only_the_method(task)
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -128,31 +80,19 @@ def test_oracle_passes(oracle, task, tmp_path):
 
 @pytest.mark.parametrize("task", TASKS)
 def test_empty_submission_fails(task, tmp_path):
-    report = grade_dir(task, tmp_path)
-    assert not report.passed
-    assert report.score == 0
-    assert report.failure_category == "format"
+    assert_empty_submission_fails(task, tmp_path)
 
 
 @pytest.mark.parametrize("task", TASKS)
 def test_staged_workspace_alone_fails(task, tmp_path):
-    assert not grade_dir(task, stage(task, tmp_path)).passed
+    assert not grade_dir(task, stage_workspace(task, tmp_path)).passed
 
 
 @pytest.mark.parametrize("task", TASKS)
 def test_every_numeric_check_has_a_sharp_tolerance(oracle, task, tmp_path):
-    ref = reference_of(task)
     checks = [c for c in grader_of(task).checks if c.type == "numeric.scalar"]
     assert checks
-    for check in checks:
-        expected = ref.values[check.reference].value
-        tol = check.effective_tolerance
-        width = tol.width * abs(expected) if tol.is_relative else tol.width
-        for side in (1, -1):
-            inside = set_field(oracle[task], check.target.field, expected + side * 0.98 * width)
-            assert grade_dir(task, write_answer(tmp_path, inside)).passed, (check.id, side)
-            outside = set_field(oracle[task], check.target.field, expected + side * 1.02 * width)
-            assert failed(grade_dir(task, write_answer(tmp_path, outside))) == {check.id}, (check.id, side)
+    assert_tolerance_edges(task, oracle[task], tmp_path, checks=checks, reference=reference_of(task))
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -210,7 +150,7 @@ NODAL = "altermagnet-nodal-analysis"
 
 
 def test_nodal_file_documents_its_spin_order():
-    with h5py.File(task_dir(NODAL) / "workspace" / "bands.h5", "r") as f:
+    with h5py.File(task_dir(STUDY, NODAL) / "workspace" / "bands.h5", "r") as f:
         ds = f["eigenvalues"]
         assert [s.decode() for s in ds.attrs["spin_labels"]] == ["down", "up"]
         assert ds.shape[0] == 2 and ds.shape[2] == 2
@@ -229,7 +169,7 @@ def test_nodal_spin_channels_swapped_fails(oracle, tmp_path):
 
 def test_nodal_oracle_reads_the_spin_order_from_the_file(tmp_path):
     # The same bands stored spin up first (and labelled so) must give the same answer.
-    src = task_dir(NODAL) / "workspace" / "bands.h5"
+    src = task_dir(STUDY, NODAL) / "workspace" / "bands.h5"
     work = tmp_path / "up-first"
     work.mkdir()
     with h5py.File(src, "r") as f, h5py.File(work / "bands.h5", "w") as g:
@@ -295,7 +235,7 @@ def test_landau_linear_fit_of_the_staged_data_passes(tmp_path):
     # An independent route (linear least squares only, no nonlinear refinement) must pass as well.
     answer = {}
     for name, a0 in (("A", 5.2e5), ("B", 3.4e5)):
-        data = np.loadtxt(task_dir(LANDAU) / "workspace" / f"sample_{name}.csv", delimiter=",", skiprows=1)
+        data = np.loadtxt(task_dir(STUDY, LANDAU) / "workspace" / f"sample_{name}.csv", delimiter=",", skiprows=1)
         t, p = data[data[:, 1] > 0].T
         (t0, s1, s2), *_ = np.linalg.lstsq(np.stack([np.ones_like(p), p**2, p**4], 1), t, rcond=None)
         b, c = -a0 * s1 / 2, -a0 * s2 / 3

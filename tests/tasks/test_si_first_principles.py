@@ -10,7 +10,6 @@ fraction of a second) runs in the fast tests where it is installed.
 from __future__ import annotations
 
 import importlib.util
-import json
 import math
 import re
 import shutil
@@ -20,12 +19,22 @@ from typing import Any
 
 import pytest
 
-from cmb.catalog import Catalog, TaskEntry, run_solution, stage_bundle, validate
-from cmb.grading import grade
-from cmb.models import Condition, GradeReport
-from cmb.settings import CmbSettings
+from cmb.catalog import stage_bundle, validate
+from cmb.models import GradeReport
+from tests.tasks._helpers import (
+    CATALOG,
+    assert_empty_submission_fails,
+    assert_entry_is_consistent,
+    assert_tolerance_edges,
+    entry,
+    failed,
+    grade_dir,
+    read_answer,
+    reference_answer,
+    run_oracle,
+    write_answer,
+)
 
-CATALOG = Catalog.load(CmbSettings().root)
 HAS_PW = shutil.which("pw.x") is not None
 HAS_MATDYN = shutil.which("matdyn.x") is not None
 HAS_PHONOPY = importlib.util.find_spec("phonopy") is not None
@@ -48,55 +57,17 @@ RY_PER_BOHR_IN_EV_PER_A = 13.605693122994 / 0.529177210903
 EV_CSV = "V_per_atom_A3,E_eV_per_atom\n" + "".join(f"{18.9 + 0.5 * i:.2f},{-107.0 - 0.01 * i:.4f}\n" for i in range(7))
 
 
-def entry(task: str) -> TaskEntry:
-    return CATALOG.get(task)
-
-
-def grade_dir(task: str, submission: Path) -> GradeReport:
-    e = entry(task)
-    return grade(e.grader(), e.reference(), submission, e.reference_dir)
-
-
-def failed(report: GradeReport) -> set[str]:
-    return {c.id for c in report.checks if not c.passed}
-
-
 def grade_answer(task: str, answer: dict[str, Any], tmp_path: Path, ev_csv: str | None = EV_CSV) -> GradeReport:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "answer.json").write_text(json.dumps(answer))
+    """answer.json, and for si-eos the E-V table beside it (a valid one unless told otherwise)."""
+    write_answer(tmp_path, answer)
     if task == "si-eos" and ev_csv is not None:
         (tmp_path / "ev.csv").write_text(ev_csv)
     return grade_dir(task, tmp_path)
 
 
-def run_oracle(task: str, dest: Path, condition: Condition | None = None) -> Path:
-    e = entry(task)
-    stage_bundle(e, condition or e.conditions()[0], dest)
-    proc = run_solution(e, dest, timeout_s=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return dest
-
-
-def numeric_checks(task: str) -> list[Any]:
-    return [c for c in entry(task).grader().checks if c.type in ("numeric.scalar", "numeric.array")]
-
-
-def reference_answer(task: str) -> dict[str, Any]:
-    """A submission made of the reference values of every numeric check."""
-    ref = entry(task).reference()
-    return {c.target.field: ref.values[c.reference].value for c in numeric_checks(task)}
-
-
-@pytest.fixture(scope="module")
-def oracle_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The oracle's working folder of each task, run once per module (only those requested)."""
-
-    class Lazy(dict):  # type: ignore[type-arg]
-        def __missing__(self, task: str) -> Path:
-            self[task] = run_oracle(task, tmp_path_factory.mktemp(task))
-            return self[task]
-
-    return Lazy()
+def _edges(task: str, base: dict[str, Any], tmp_path: Path) -> None:
+    """Tolerance edges of every numeric check, every element of an array check in turn (with the E-V table)."""
+    assert_tolerance_edges(task, base, tmp_path, grade_answer=grade_answer)
 
 
 # ------------------------------------------------------------------------------------------------ every entry
@@ -104,18 +75,8 @@ def oracle_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.mark.parametrize("task", ALL)
 def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
-    e = entry(task)
-    assert e.spec.study == "si-first-principles"
-    assert e.has_reduced
-    full = e.prompt(Condition.WF if e.is_workflow else Condition.SF)
-    reduced = e.prompt(Condition.WR if e.is_workflow else Condition.SR)
-    assert "## Method" in full and "## Method" not in reduced
-    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
-    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
-        assert (e.reference_dir / name).is_file(), name
-    for check in e.grader().checks:
-        assert check.target.file in e.spec.answer_files
-        assert check.description
+    assert entry(task).has_reduced
+    assert_entry_is_consistent(task, "si-first-principles")
 
 
 def test_study_validates_without_leaks():
@@ -132,8 +93,7 @@ def test_workflow_chains_existing_steps():
 
 @pytest.mark.parametrize("task", ALL)
 def test_empty_submission_fails(task, tmp_path):
-    report = grade_dir(task, tmp_path)
-    assert not report.passed and report.score == 0 and report.failure_category == "format"
+    assert_empty_submission_fails(task, tmp_path)
 
 
 @pytest.mark.parametrize("task", ALL)
@@ -151,35 +111,6 @@ def test_reference_values_pass(task, tmp_path):
     assert grade_answer(task, reference_answer(task), tmp_path).passed
 
 
-def _moved(x: float, tol: Any, side: int, factor: float) -> float:
-    width = tol.width * abs(x) if tol.is_relative else tol.width
-    return x + side * factor * width
-
-
-def _edges(task: str, base: dict[str, Any], tmp_path: Path) -> None:
-    """Each numeric check: just inside its tolerance passes, just outside fails that check alone."""
-    ref = entry(task).reference()
-    for check in numeric_checks(task):
-        expected = ref.values[check.reference].value
-        tol = check.effective_tolerance
-        positions = range(len(expected)) if isinstance(expected, list) else [None]
-        for pos in positions:
-            for side in (1, -1):
-                for factor, passes in ((0.98, True), (1.02, False)):
-                    answer = dict(base)
-                    if pos is None:
-                        answer[check.target.field] = _moved(expected, tol, side, factor)
-                    else:  # move one element of the reference array; the others stay at the reference
-                        value = list(expected)
-                        value[pos] = _moved(value[pos], tol, side, factor)
-                        answer[check.target.field] = value
-                    report = grade_answer(task, answer, tmp_path / f"{check.id}-{pos}-{side}-{factor}")
-                    if passes:
-                        assert report.passed, (check.id, pos, side, factor, failed(report))
-                    else:
-                        assert failed(report) == {check.id}, (check.id, pos, side, factor)
-
-
 @pytest.mark.parametrize("task", JSON_TASKS)
 def test_tolerance_edges_from_the_reference_answer(task, tmp_path):
     _edges(task, reference_answer(task), tmp_path)
@@ -187,11 +118,11 @@ def test_tolerance_edges_from_the_reference_answer(task, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("task", [pytest.param(t, marks=NEEDS[t]) for t in JSON_TASKS])
-def test_oracle_passes_and_its_answer_has_sharp_tolerance_edges(task, oracle_runs, tmp_path):
-    work = oracle_runs[task]
+def test_oracle_passes_and_its_answer_has_sharp_tolerance_edges(task, oracle_dirs, tmp_path):
+    work = oracle_dirs[task]
     report = grade_dir(task, work)
     assert report.passed, [c.message for c in report.checks if not c.passed]
-    _edges(task, json.loads((work / "answer.json").read_text()), tmp_path)
+    _edges(task, read_answer(work), tmp_path)
 
 
 @pytest.mark.slow
@@ -418,7 +349,7 @@ def test_si_fd_converged_alternatives_pass(change, tmp_path):
 
 @pytest.mark.slow
 @needs_phonopy
-def test_si_fd_phonopy_auto_primitive_with_conventional_q_fails(oracle_runs, tmp_path):
+def test_si_fd_phonopy_auto_primitive_with_conventional_q_fails(oracle_dirs, tmp_path):
     """Rebuild phonopy as a careless agent would from the oracle's own pw.x forces: default primitive matrix
     ('auto' in phonopy 4) and X written as (0, 0, 1) of the cube; then the same with forces left in Ry/bohr."""
     import numpy as np
@@ -429,7 +360,7 @@ def test_si_fd_phonopy_auto_primitive_with_conventional_q_fails(oracle_runs, tmp
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    work = oracle_runs["si-fd-phonons"]
+    work = oracle_dirs["si-fd-phonons"]
     forces = module.pw_forces(
         module.diamond_cube(5.4755), work / "fd_runs" / "disp-001", work / "pseudo" / "Si.pbe-rrkj.UPF", 30, 4
     )

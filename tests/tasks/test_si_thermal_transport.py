@@ -11,22 +11,31 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
-import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import h5py
 import numpy as np
 import pytest
-import yaml
 
-from cmb.grading import grade
 from cmb.models import GradeReport, GraderSpec, Reference, TaskSpec, WorkflowSpec
+from tests.tasks import _helpers
+from tests.tasks._helpers import (
+    ROOT,
+    assert_empty_submission_fails,
+    assert_files_are_consistent,
+    assert_reduced_prompt_drops_only_the_method,
+    assert_tolerance_edges,
+    failed,
+    grade_dir,
+    grader_of,
+    read_answer,
+    reference_of,
+    spec_of,
+    stage_workspace,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 STUDY = "si-thermal-transport"
 TASKS = [
     "si-sw-md-inputs",
@@ -41,40 +50,18 @@ NEEDS_LMP = {"si-sw-lattice", "si-sw-phonons", "si-sw-kappa"}
 
 
 def task_dir(task: str) -> Path:
-    return ROOT / "tasks" / STUDY / task
+    return _helpers.task_dir(STUDY, task)
 
 
 def load(task: str) -> tuple[TaskSpec, GraderSpec, Reference]:
-    spec = TaskSpec.model_validate(yaml.safe_load((task_dir(task) / "task.yaml").read_text()))
-    grader = GraderSpec.model_validate(yaml.safe_load((ROOT / "graders" / f"{task}.yaml").read_text()))
-    ref = Reference.model_validate(yaml.safe_load((ROOT / "references" / task / "reference.yaml").read_text()))
-    return spec, grader, ref
+    spec = spec_of(STUDY, task)
+    assert isinstance(spec, TaskSpec), task
+    return spec, grader_of(task), reference_of(task)
 
 
-def grade_dir(task: str, submission: Path) -> GradeReport:
-    _, grader, ref = load(task)
-    return grade(grader, ref, submission, ROOT / "references" / task)
-
-
-def failed(report: GradeReport) -> set[str]:
-    return {c.id for c in report.checks if not c.passed}
-
-
-def stage(task: str, dest: Path) -> Path:
-    spec, _, _ = load(task)
-    dest.mkdir(parents=True, exist_ok=True)
-    for rel in spec.workspace:
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(task_dir(task) / "workspace" / rel, dest / rel)
-    return dest
-
-
-def run_oracle(task: str, dest: Path) -> Path:
-    solution = ROOT / "references" / task / "solution"
-    env = {**os.environ, "CMB_SOLUTION_DIR": str(solution), "OMP_NUM_THREADS": "1"}
-    subprocess.run(["bash", str(solution / "solve.sh")], cwd=stage(task, dest), env=env, check=True, timeout=600,
-                   capture_output=True)  # fmt: skip
-    return dest
+def run_oracle(task: str, dest: Path, timeout_s: float = 600) -> Path:
+    """The oracle, run in the bare workspace (no prompt staged)."""
+    return _helpers.run_oracle(task, dest, timeout_s=timeout_s, with_prompt=False)
 
 
 def oracle_dir(task: str, factory: pytest.TempPathFactory) -> Path:
@@ -128,39 +115,22 @@ def oracle_param(task: str) -> Any:
 
 @pytest.mark.parametrize("task", TASKS)
 def test_task_files_are_consistent(task):
-    spec, grader, ref = load(task)
-    assert spec.id == grader.task == ref.task == task
-    assert spec.study == STUDY
-    for rel in spec.workspace:
-        assert (task_dir(task) / "workspace" / rel).is_file()
-    for check in grader.checks:
-        assert check.target.file in spec.answer_files
-        assert check.reference is None or check.reference in ref.values
-    for name in ref.files:
-        assert (ROOT / "references" / task / name).is_file()
-    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
-        assert (ROOT / "references" / task / name).is_file()
+    assert_files_are_consistent(STUDY, task)
 
 
 @pytest.mark.parametrize("task", TASKS)
 def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
-    full = (task_dir(task) / "prompt.full.md").read_text()
-    reduced = (task_dir(task) / "prompt.reduced.md").read_text()
-    assert "## Method" in full and "## Method" not in reduced
-    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
+    assert_reduced_prompt_drops_only_the_method(task)
 
 
 @pytest.mark.parametrize("task", TASKS)
 def test_empty_submission_fails(task, tmp_path):
-    report = grade_dir(task, tmp_path)
-    assert not report.passed
-    assert report.score == 0
-    assert report.failure_category == "format"
+    assert_empty_submission_fails(task, tmp_path)
 
 
 @pytest.mark.parametrize("task", TASKS)
 def test_staged_workspace_alone_fails(task, tmp_path):
-    assert not grade_dir(task, stage(task, tmp_path)).passed
+    assert not grade_dir(task, stage_workspace(task, tmp_path)).passed
 
 
 # --- oracles --------------------------------------------------------------------------------------------------------
@@ -211,20 +181,12 @@ def scalar_checks(task: str) -> list[Any]:
 
 
 def probe_edges(task: str, base_answer: dict[str, Any], tmp_path: Path, base: Path | None) -> None:
-    _, _, ref = load(task)
-    for check in scalar_checks(task):
-        tol = check.effective_tolerance
-        expected = ref.values[check.reference].value
-        width = tol.width * abs(expected) if tol.is_relative else tol.width
-        for side in (1, -1):
-            answer = dict(base_answer)
-            answer[check.target.field] = expected + side * 1.02 * width
-            sub = write_submission(task, tmp_path / f"{check.id}{side}out", answer, base)
-            assert failed(grade_dir(task, sub)) == {check.id}, (check.id, side)
-            answer[check.target.field] = expected + side * 0.98 * width
-            sub = write_submission(task, tmp_path / f"{check.id}{side}in", answer, base)
-            report = grade_dir(task, sub)
-            assert report.passed, (check.id, side, failed(report))
+    """Tolerance edges of every scalar check, the other answer files copied from `base` (or the reference's)."""
+
+    def grade_answer(task: str, answer: dict[str, Any], folder: Path) -> GradeReport:
+        return grade_dir(task, write_submission(task, folder, answer, base))
+
+    assert_tolerance_edges(task, base_answer, tmp_path, checks=scalar_checks(task), grade_answer=grade_answer)
 
 
 @pytest.mark.parametrize("task", JSON_TASKS)
@@ -235,7 +197,7 @@ def test_tolerance_edges_around_the_reference(task, tmp_path):
 @pytest.mark.parametrize("task", [oracle_param(t) for t in ORACLES])
 def test_tolerance_edges_on_the_oracle_answer(task, request, tmp_path):
     base = request.getfixturevalue(ORACLES[task])
-    probe_edges(task, json.loads((base / "answer.json").read_text()), tmp_path, base)
+    probe_edges(task, read_answer(base), tmp_path, base)
 
 
 def answer_with(task: str, tmp_path: Path, **changes: Any) -> GradeReport:
@@ -272,7 +234,12 @@ def test_md_reference_input_passes(tmp_path):
         # damping written as a number of steps: 100 ps = 1e5 steps
         ("temp 500.0 500.0 0.1", "temp 500.0 500.0 100", {"nvt"}),
         ("temp 500.0 500.0 0.1", "temp 300.0 300.0 0.1", {"nvt"}),  # wrong temperature
-        ("fix             nvt all nvt", "fix             nvt all nve", {"nvt"}),  # not NVT
+        ("fix             nvt all nvt", "fix             nvt all nve", {"nvt", "single-integrator"}),  # NVE
+        (
+            "fix             nvt all nvt",
+            "fix             extra all nve\nfix             nvt all nvt",
+            {"single-integrator"},
+        ),
         ("lattice         diamond 5.431", "lattice         fcc 5.431", {"lattice-style"}),
         ("lattice         diamond 5.431", "lattice         diamond 5.47", {"lattice-scale"}),
         ("units           metal", "units           real", {"units"}),
@@ -622,15 +589,13 @@ WORKFLOW = "si-sw-transport-workflow"
 
 
 def load_workflow() -> tuple[WorkflowSpec, GraderSpec, Reference]:
-    spec = WorkflowSpec.model_validate(yaml.safe_load((task_dir(WORKFLOW) / "workflow.yaml").read_text()))
-    grader = GraderSpec.model_validate(yaml.safe_load((ROOT / "graders" / f"{WORKFLOW}.yaml").read_text()))
-    ref = Reference.model_validate(yaml.safe_load((ROOT / "references" / WORKFLOW / "reference.yaml").read_text()))
-    return spec, grader, ref
+    spec = spec_of(STUDY, WORKFLOW)
+    assert isinstance(spec, WorkflowSpec)
+    return spec, grader_of(WORKFLOW), reference_of(WORKFLOW)
 
 
 def grade_workflow(submission: Path) -> GradeReport:
-    _, grader, ref = load_workflow()
-    return grade(grader, ref, submission, ROOT / "references" / WORKFLOW)
+    return grade_dir(WORKFLOW, submission)
 
 
 def workflow_reference_answer() -> dict[str, Any]:
@@ -648,9 +613,7 @@ def test_workflow_files_are_consistent():
         assert check.target.file in spec.answer_files
     for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md"):
         assert (ROOT / "references" / WORKFLOW / name).is_file()
-    full = (task_dir(WORKFLOW) / "prompt.full.md").read_text()
-    reduced = (task_dir(WORKFLOW) / "prompt.reduced.md").read_text()
-    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced != full
+    assert_reduced_prompt_drops_only_the_method(WORKFLOW)
 
 
 def test_workflow_reference_values_are_the_steps_values():
@@ -666,34 +629,14 @@ def test_workflow_empty_submission_fails(tmp_path):
 
 
 def test_workflow_tolerance_edges(tmp_path):
-    _, grader, ref = load_workflow()
-    for check in [c for c in grader.checks if c.type == "numeric.scalar"]:
-        tol = check.effective_tolerance
-        expected = ref.values[check.reference].value
-        width = tol.width * abs(expected) if tol.is_relative else tol.width
-        for side in (1, -1):
-            for factor, passes in ((1.02, False), (0.98, True)):
-                answer = workflow_reference_answer() | {check.target.field: expected + side * factor * width}
-                sub = tmp_path / f"{check.id}{side}{factor}"
-                sub.mkdir()
-                (sub / "answer.json").write_text(json.dumps(answer))
-                report = grade_workflow(sub)
-                assert report.passed is passes, (check.id, side, factor)
-                if not passes:
-                    assert failed(report) == {check.id}
+    _, grader, _ = load_workflow()
+    checks = [c for c in grader.checks if c.type == "numeric.scalar"]
+    assert_tolerance_edges(WORKFLOW, workflow_reference_answer(), tmp_path, checks=checks)
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("lmp") is None, reason="LAMMPS (lmp) not installed")
 def test_workflow_oracle_passes(tmp_path):
     pytest.importorskip("phono3py")
-    spec, _, _ = load_workflow()
-    for rel in spec.workspace:
-        shutil.copyfile(task_dir(WORKFLOW) / "workspace" / rel, tmp_path / rel)
-    solution = ROOT / "references" / WORKFLOW / "solution"
-    env = {**os.environ, "CMB_SOLUTION_DIR": str(solution), "OMP_NUM_THREADS": "1"}
-    subprocess.run(
-        ["bash", str(solution / "solve.sh")], cwd=tmp_path, env=env, check=True, timeout=900, capture_output=True
-    )
-    report = grade_workflow(tmp_path)
+    report = grade_workflow(run_oracle(WORKFLOW, tmp_path, timeout_s=900))
     assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]

@@ -8,11 +8,10 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from cmb.catalog import Catalog, validate, verify_entry
+from cmb.catalog import validate, verify_entry
 from cmb.cli import cli
-from cmb.settings import CmbSettings
+from tests.tasks._helpers import CATALOG
 
-CATALOG = Catalog.load(CmbSettings().root)
 ENTRIES = sorted(CATALOG.entries.values(), key=lambda e: e.id)
 
 

@@ -7,84 +7,22 @@ Python script and runs once per module; each trap is the oracle's own input with
 
 from __future__ import annotations
 
-import re
 import shutil
-from pathlib import Path
 
 import pytest
 
-from cmb.catalog import Catalog, TaskEntry, run_solution, stage_bundle
-from cmb.grading import grade
+from cmb.catalog import stage_bundle
 from cmb.models import Condition, GradeReport
-from cmb.settings import CmbSettings
+from tests.tasks._helpers import (
+    assert_empty_submission_fails,
+    assert_entry_is_consistent,
+    edited_oracle_inputs,
+    entry,
+    failed,
+    grade_dir,
+)
 
-CATALOG = Catalog.load(CmbSettings().root)
 ALL = ["slab-dipole-inputs", "soc-anisotropy-inputs", "hse-gap-inputs", "optics-inputs"]
-
-
-def entry(task: str) -> TaskEntry:
-    return CATALOG.get(task)
-
-
-def grade_dir(task: str, submission: Path) -> GradeReport:
-    e = entry(task)
-    return grade(e.grader(), e.reference(), submission, e.reference_dir)
-
-
-def failed(report: GradeReport) -> set[str]:
-    return {c.id for c in report.checks if not c.passed}
-
-
-@pytest.fixture(scope="module")
-def oracle_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The oracle's output folder of each task, computed once per module (only those requested)."""
-
-    class Lazy(dict):  # type: ignore[type-arg]
-        def __missing__(self, task: str) -> Path:
-            dest = tmp_path_factory.mktemp(task)
-            e = entry(task)
-            stage_bundle(e, Condition.SF, dest)
-            proc = run_solution(e, dest, timeout_s=600)
-            assert proc.returncode == 0, proc.stderr[-2000:]
-            self[task] = dest
-            return dest
-
-    return Lazy()
-
-
-def incar_dict(text: str) -> dict[str, str]:
-    """TAG -> value of a simple INCAR (one or more `TAG = value` statements per line, comments dropped)."""
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        line = re.split(r"[#!]", line, maxsplit=1)[0]
-        for stmt in line.split(";"):
-            if "=" in stmt:
-                tag, _, value = stmt.partition("=")
-                out[tag.strip().upper()] = value.strip()
-    return out
-
-
-def edited(
-    task: str,
-    oracle_dirs: dict[str, Path],
-    tmp_path: Path,
-    incar: str = "INCAR",
-    set_: dict[str, str] | None = None,
-    drop: tuple[str, ...] = (),
-    files: dict[str, str] | None = None,
-) -> GradeReport:
-    """Grade the oracle's submission with one INCAR edited (tags set or removed) and/or files replaced."""
-    sub = tmp_path / "sub"
-    shutil.copytree(oracle_dirs[task], sub)
-    tags = incar_dict((sub / incar).read_text())
-    for t in drop:
-        assert t in tags, t
-        del tags[t]
-    tags.update(set_ or {})
-    (sub / incar).write_text("".join(f"{k} = {v}\n" for k, v in tags.items()))
-    for name, text in (files or {}).items():
-        (sub / name).write_text(text)
-    return grade_dir(task, sub)
 
 
 def messages(report: GradeReport) -> list[str]:
@@ -97,21 +35,13 @@ def messages(report: GradeReport) -> list[str]:
 @pytest.mark.parametrize("task", ALL)
 def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
     e = entry(task)
-    assert e.spec.study == "vasp-hard-cases" and e.spec.kind == "input-preparation"
-    full, reduced = e.prompt(Condition.SF), e.prompt(Condition.SR)
-    assert "## Method" in full and "## Method" not in reduced
-    assert re.sub(r"\n## Method\n.*?(?=\n## )", "", full, flags=re.S) == reduced
-    for name in ("solution/solve.sh", "reproduce/reproduce.sh", "QC.md", *e.reference().files):
-        assert (e.reference_dir / name).is_file(), name
-    for check in e.grader().checks:
-        assert check.target.file in e.spec.answer_files
-        assert check.description
+    assert e.spec.kind == "input-preparation"
+    assert_entry_is_consistent(task, "vasp-hard-cases", extra_reference_files=e.reference().files)
 
 
 @pytest.mark.parametrize("task", ALL)
 def test_empty_submission_fails(task, tmp_path):
-    report = grade_dir(task, tmp_path)
-    assert not report.passed and report.score == 0 and report.failure_category == "format"
+    assert_empty_submission_fails(task, tmp_path)
 
 
 @pytest.mark.parametrize("task", ALL)
@@ -160,7 +90,7 @@ SLAB = "slab-dipole-inputs"
     ],
 )
 def test_slab_trap_fails_its_check(name, set_, drop, files, expected, oracle_dirs, tmp_path):
-    report = edited(SLAB, oracle_dirs, tmp_path, set_=set_, drop=drop, files=files)
+    report = edited_oracle_inputs(SLAB, oracle_dirs, tmp_path, set_=set_, drop=drop, files=files)
     assert failed(report) == expected, (name, messages(report))
 
 
@@ -175,14 +105,14 @@ def test_slab_trap_fails_its_check(name, set_, drop, files, expected, oracle_dir
     ],
 )
 def test_slab_equivalent_inputs_pass(name, set_, drop, oracle_dirs, tmp_path):
-    report = edited(SLAB, oracle_dirs, tmp_path, set_=set_, drop=drop)
+    report = edited_oracle_inputs(SLAB, oracle_dirs, tmp_path, set_=set_, drop=drop)
     assert report.passed, (name, messages(report))
 
 
 def test_slab_moved_cell_fails_the_structure_check(oracle_dirs, tmp_path):
     poscar = (oracle_dirs[SLAB] / "POSCAR").read_text().splitlines()
     poscar[4] = "   0.0000000000000000    0.0000000000000000   20.0000000000000000"  # vacuum shortened
-    report = edited(SLAB, oracle_dirs, tmp_path, files={"POSCAR": "\n".join(poscar) + "\n"})
+    report = edited_oracle_inputs(SLAB, oracle_dirs, tmp_path, files={"POSCAR": "\n".join(poscar) + "\n"})
     assert "structure" in failed(report)
 
 
@@ -230,12 +160,14 @@ SOC = "soc-anisotropy-inputs"
     ],
 )
 def test_soc_trap_fails_its_check(name, incar, set_, drop, expected, oracle_dirs, tmp_path):
-    report = edited(SOC, oracle_dirs, tmp_path, incar=incar, set_=set_, drop=drop)
+    report = edited_oracle_inputs(SOC, oracle_dirs, tmp_path, incar=incar, set_=set_, drop=drop)
     assert failed(report) == expected, (name, messages(report))
 
 
 def test_soc_coarse_mesh_fails(oracle_dirs, tmp_path):
-    report = edited(SOC, oracle_dirs, tmp_path, incar="INCAR_x", files={"KPOINTS": "k\n0\nGamma\n12 12 9\n"})
+    report = edited_oracle_inputs(
+        SOC, oracle_dirs, tmp_path, incar="INCAR_x", files={"KPOINTS": "k\n0\nGamma\n12 12 9\n"}
+    )
     assert failed(report) == {"kpoints"}
 
 
@@ -249,7 +181,7 @@ def test_soc_coarse_mesh_fails(oracle_dirs, tmp_path):
     ],
 )
 def test_soc_equivalent_inputs_pass(name, incar, set_, drop, oracle_dirs, tmp_path):
-    report = edited(SOC, oracle_dirs, tmp_path, incar=incar, set_=set_, drop=drop)
+    report = edited_oracle_inputs(SOC, oracle_dirs, tmp_path, incar=incar, set_=set_, drop=drop)
     assert report.passed, (name, messages(report))
 
 
@@ -286,7 +218,7 @@ HSE = "hse-gap-inputs"
     ],
 )
 def test_hse_trap_fails_its_check(name, set_, drop, files, expected, oracle_dirs, tmp_path):
-    report = edited(HSE, oracle_dirs, tmp_path, set_=set_, drop=drop, files=files)
+    report = edited_oracle_inputs(HSE, oracle_dirs, tmp_path, set_=set_, drop=drop, files=files)
     assert failed(report) == expected, (name, messages(report))
 
 
@@ -299,7 +231,7 @@ def test_hse_trap_fails_its_check(name, set_, drop, files, expected, oracle_dirs
     ],
 )
 def test_hse_equivalent_inputs_pass(name, set_, drop, oracle_dirs, tmp_path):
-    report = edited(HSE, oracle_dirs, tmp_path, set_=set_, drop=drop)
+    report = edited_oracle_inputs(HSE, oracle_dirs, tmp_path, set_=set_, drop=drop)
     assert report.passed, (name, messages(report))
 
 
@@ -324,7 +256,7 @@ OPT = "optics-inputs"
     ],
 )
 def test_optics_trap_fails_its_check(name, set_, drop, files, expected, oracle_dirs, tmp_path):
-    report = edited(OPT, oracle_dirs, tmp_path, set_=set_, drop=drop, files=files)
+    report = edited_oracle_inputs(OPT, oracle_dirs, tmp_path, set_=set_, drop=drop, files=files)
     assert failed(report) == expected, (name, messages(report))
 
 
@@ -337,5 +269,5 @@ def test_optics_trap_fails_its_check(name, set_, drop, files, expected, oracle_d
     ],
 )
 def test_optics_equivalent_inputs_pass(name, set_, drop, oracle_dirs, tmp_path):
-    report = edited(OPT, oracle_dirs, tmp_path, set_=set_, drop=drop)
+    report = edited_oracle_inputs(OPT, oracle_dirs, tmp_path, set_=set_, drop=drop)
     assert report.passed, (name, messages(report))
