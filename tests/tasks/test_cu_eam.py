@@ -385,8 +385,8 @@ def test_cu_npt_inputs_equivalent_variants_pass(old, new, tmp_path):
         ("boundary        p p p", "boundary        p p f", {"boundary"}),
     ],
     ids=["fs-timestep", "tdamp-steps", "pdamp-steps", "pdamp-short", "298K", "GPa-as-bar", "subgroup",
-         "extra-nve", "extra-langevin", "real-units", "lj-units", "eam-alloy", "other-potential", "run-50", "no-thermo", "sparse-thermo",
-         "no-velocity", "slab"],
+         "extra-nve", "extra-langevin", "real-units", "lj-units", "eam-alloy", "other-potential", "run-50",
+         "no-thermo", "sparse-thermo", "no-velocity", "slab"],
 )  # fmt: skip
 def test_cu_npt_inputs_trap_fails_its_check(old, new, failing, tmp_path):
     assert old in REFERENCE_IN
