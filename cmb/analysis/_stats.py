@@ -62,6 +62,21 @@ def _resample(n_clusters: int, n_boot: int, seed: int) -> Callable[[], npt.NDArr
     return next_block
 
 
+def _clustered_stats(
+    n_clusters: int, n_boot: int, seed: int, statistic: Callable[[npt.NDArray[np.integer[Any]]], FloatArray]
+) -> FloatArray:
+    """The statistic of every resample, computed block by block (rows of `idx` are resampled cluster indices)."""
+    stats = np.empty(n_boot, dtype=np.float64)
+    draw = _resample(n_clusters, n_boot, seed)
+    filled = 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        while filled < n_boot:
+            idx = draw()
+            stats[filled : filled + len(idx)] = statistic(idx)
+            filled += len(idx)
+    return stats
+
+
 def _percentiles(stats: FloatArray, level: float) -> tuple[float | None, float | None]:
     finite = stats[np.isfinite(stats)]
     if finite.size == 0:
@@ -88,14 +103,7 @@ def bootstrap_ratio(
     den = np.asarray(denominators, dtype=np.float64)
     if num.size == 0:
         return Interval(low=None, high=None, level=level, n_boot=n_boot, seed=seed, clusters=0)
-    stats = np.empty(n_boot, dtype=np.float64)
-    draw = _resample(num.size, n_boot, seed)
-    filled = 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        while filled < n_boot:
-            idx = draw()
-            stats[filled : filled + len(idx)] = num[idx].sum(axis=1) / den[idx].sum(axis=1)
-            filled += len(idx)
+    stats = _clustered_stats(num.size, n_boot, seed, lambda idx: num[idx].sum(axis=1) / den[idx].sum(axis=1))
     low, high = _percentiles(stats, level)
     return Interval(low=low, high=high, level=level, n_boot=n_boot, seed=seed, clusters=num.size)
 
@@ -114,16 +122,12 @@ def bootstrap_paired_ratio_diff(
     na, da, nb, db = (np.asarray(x, dtype=np.float64) for x in (num_a, den_a, num_b, den_b))
     if na.size == 0:
         return Interval(low=None, high=None, level=level, n_boot=n_boot, seed=seed, clusters=0)
-    stats = np.empty(n_boot, dtype=np.float64)
-    draw = _resample(na.size, n_boot, seed)
-    filled = 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        while filled < n_boot:
-            idx = draw()
-            rate_b = nb[idx].sum(axis=1) / db[idx].sum(axis=1)
-            rate_a = na[idx].sum(axis=1) / da[idx].sum(axis=1)
-            stats[filled : filled + len(idx)] = rate_b - rate_a
-            filled += len(idx)
+    stats = _clustered_stats(
+        na.size,
+        n_boot,
+        seed,
+        lambda idx: nb[idx].sum(axis=1) / db[idx].sum(axis=1) - na[idx].sum(axis=1) / da[idx].sum(axis=1),
+    )
     low, high = _percentiles(stats, level)
     return Interval(low=low, high=high, level=level, n_boot=n_boot, seed=seed, clusters=na.size)
 
