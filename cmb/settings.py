@@ -33,6 +33,6 @@ class CmbSettings(BaseSettings):
     root: Path = Field(default_factory=_discover_root, description="Suite root holding tasks/, graders/, references/")
     home: Path = Field(default=Path("cmb-data"), description="Where results, mlflow.db and artifacts are kept")
     manuals: Path = Field(
-        default_factory=lambda: _default_manuals(),
+        default_factory=_default_manuals,
         description="The offline manuals library (`cmb manuals build`), mounted read-only in every sandbox",
     )

@@ -20,7 +20,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib import import_module, metadata
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -300,7 +300,6 @@ def _generate(item: Generated, staging: Path, progress: Progress) -> dict[str, A
                 raise RuntimeError(f"{' '.join(item.command)} exited {done.returncode}: {done.stderr.strip()[-200:]}")
             text = done.stdout
             package = item.command[0]
-        import_module(package)
         version = metadata.version(package)
     except Exception as exc:  # noqa: BLE001 - a missing package leaves a gap, named in the index
         progress(f"skipped {item.into}: {exc}")
