@@ -385,20 +385,18 @@ def run_attempt(
         try:
             with state.phase("setup"):
                 paths_rel, prompt = _stage(entry, key, profile, tmp, staged_hashes)
+                mounts, mounts_warning = _mounts(options, backend)
                 spec = SandboxSpec(
                     name=key.slug,
                     profile=profile,
                     image=options.image,
                     env=_base_env(),
                     gateway_url=options.gateway.base_url,
-                    readonly_mounts=_mounts(options, backend),
+                    readonly_mounts=mounts,
                 )
                 sandbox = backend(spec)
-                if options.manuals is not None and MOUNT_POINT not in spec.readonly_mounts and backend.host_mounts:
-                    sandbox.warnings.append(
-                        f"no manuals library at {options.manuals} (run `cmb manuals build`); {MOUNT_POINT} is "
-                        "what the image carries, if anything"
-                    )
+                if mounts_warning is not None:
+                    sandbox.warnings.append(mounts_warning)
                 sandbox.start()
                 root = _probe_root(sandbox)
                 paths = SandboxPaths(
@@ -519,12 +517,23 @@ def _stage(
     return {"work": work, "harness": harness, "home": home}, prompt
 
 
-def _mounts(options: RunOptions, backend: type[Sandbox]) -> dict[str, Path]:
-    """The read-only binds: the options' own, and the manuals library where it is built and can be bound."""
+def _mounts(options: RunOptions, backend: type[Sandbox]) -> tuple[dict[str, Path], str | None]:
+    """The read-only binds and a warning, if any.
+
+    The binds are the options' own plus the manuals library where the backend binds host folders; the warning
+    says the library should be bound but is not built.
+    """
     mounts = dict(options.readonly_mounts)
-    if options.manuals is not None and backend.host_mounts and read_manifest(options.manuals) is not None:
-        mounts.setdefault(MOUNT_POINT, options.manuals)
-    return mounts
+    if options.manuals is None or not backend.host_mounts or MOUNT_POINT in mounts:
+        return mounts, None
+    if read_manifest(options.manuals) is None:
+        warning = (
+            f"no manuals library at {options.manuals} (run `cmb manuals build`); {MOUNT_POINT} is what the image "
+            "carries, if anything"
+        )
+        return mounts, warning
+    mounts[MOUNT_POINT] = options.manuals
+    return mounts, None
 
 
 def _base_env() -> dict[str, str]:
