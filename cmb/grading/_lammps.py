@@ -2079,7 +2079,7 @@ def _judge(value: Any, expected: Any, has_ref: bool, p: SettingParams, tol: Tole
     return Outcome(True, f"{show(shown)!r}: " + "; ".join(notes), expected if has_ref else None, shown, deviation)
 
 
-@register("lammps.setting", params=SettingParams, needs_reference=False, numeric=True)
+@register("lammps.setting", params=SettingParams, needs_reference=False, numeric=True, thresholds=("min", "max"))
 def setting(ctx: CheckContext[SettingParams]) -> Outcome:
     """The effective value of a LAMMPS setting (defaults included) vs the reference, a choice or a range."""
     p = ctx.params
@@ -2217,7 +2217,13 @@ def _judge_fix(fix: _Fix, values: Mapping[str, Any], wanted: Mapping[str, Any], 
     return Outcome(True, f"{fix.describe()}: " + ("; ".join(notes) or "present"), dict(wanted), None, worst)
 
 
-@register("lammps.fix", params=FixParams, needs_reference=False, numeric=True)
+@register(
+    "lammps.fix",
+    params=FixParams,
+    needs_reference=False,
+    numeric=True,
+    thresholds=("temp_damp_steps", "pressure_damp_steps"),
+)
 def fix(ctx: CheckContext[FixParams]) -> Outcome:
     """A fix of a style on a group, in effect at a run, with keyword values and damping in range."""
     p = ctx.params

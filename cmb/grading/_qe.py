@@ -1769,7 +1769,7 @@ def _ratio(other_ref: SettingRef, value: Any, pw: PwInput, ratio: RatioTo) -> Ou
     return Outcome(ok, f"{r:.4g} × {other_ref.base} ({_fmt(other.value)}), required {bounds}")
 
 
-@register("qe.param", params=ParamParams, needs_reference=False, numeric=True)
+@register("qe.param", params=ParamParams, needs_reference=False, numeric=True, thresholds=("min", "max", "ratio_to"))
 def param(ctx: CheckContext[ParamParams]) -> Outcome:
     """The value pw.x 6.7 will use for one setting (defaults and rules applied) meets the reference/bounds."""
     want = _wanted(ctx)
@@ -1807,7 +1807,7 @@ class KPointsParams(_Params):
     )
 
 
-@register("qe.kpoints", params=KPointsParams, needs_reference=False)
+@register("qe.kpoints", params=KPointsParams, needs_reference=False, thresholds=("min_mesh", "max_mesh", "max_spacing"))
 def kpoints(ctx: CheckContext[KPointsParams]) -> Outcome:
     """The K_POINTS card: type, Monkhorst-Pack mesh and shift, or a maximum spacing."""
     p = ctx.params

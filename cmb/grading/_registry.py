@@ -80,6 +80,9 @@ class CheckType:
     needs_reference: bool = True
     numeric: bool = False  # compares numbers within a tolerance (tested at its edges)
     doc: str = ""
+    # Params that set a bound the agent must meet (a k-spacing, a cutoff floor, a row count): a check that sets one
+    # must name the prompt sentence stating that bound, in both prompts (the reduced-prompt rule).
+    thresholds: tuple[str, ...] = ()
 
 
 @dataclass
@@ -95,6 +98,7 @@ class Registry:
         params: type[BaseModel] = NoParams,
         needs_reference: bool = True,
         numeric: bool = False,
+        thresholds: tuple[str, ...] = (),
     ) -> Callable[[CheckFn], CheckFn]:
         """Register a check function under `name` (family = the part before the dot)."""
         family = name.split(".", 1)[0]
@@ -103,7 +107,10 @@ class Registry:
             if name in self.types:
                 raise ValueError(f"check type {name!r} registered twice")
             doc = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
-            self.types[name] = CheckType(name, family, fn, params, needs_reference, numeric, doc)
+            unknown = [t for t in thresholds if t not in params.model_fields]
+            if unknown:
+                raise ValueError(f"check type {name!r}: thresholds {unknown} are not params of {params.__name__}")
+            self.types[name] = CheckType(name, family, fn, params, needs_reference, numeric, doc, thresholds)
             return fn
 
         return decorate

@@ -103,7 +103,7 @@ class CsvParams(BaseModel):
     min_rows: int = Field(default=1, ge=0, description="Minimum number of data rows")
 
 
-@register("schema.csv", params=CsvParams, needs_reference=False)
+@register("schema.csv", params=CsvParams, needs_reference=False, thresholds=("min_rows",))
 def csv_layout(ctx: CheckContext[CsvParams]) -> Outcome:
     """A CSV answer has the required numeric columns and enough rows."""
     rel = ctx.check.target.file

@@ -848,7 +848,7 @@ def _equals(spec: TagSpec | None, actual: Any, expected: Any, tol: Tolerance) ->
     return Outcome(ok, f"{_fmt(actual)} {'matches' if ok else 'differs from'} {_fmt(expected)}", expected, actual)
 
 
-@register("vasp.incar", params=IncarParams, needs_reference=False, numeric=True)
+@register("vasp.incar", params=IncarParams, needs_reference=False, numeric=True, thresholds=("min", "max"))
 def incar(ctx: CheckContext[IncarParams]) -> Outcome:
     """The effective value of an INCAR tag (VASP's defaults applied) against the reference and/or rules."""
     p, tag = ctx.params, (ctx.check.target.setting or "").upper()
@@ -1093,7 +1093,7 @@ def _kpoint_set(ctx: CheckContext[KpointsParams], files: InputFiles) -> tuple[Kp
     return KpointSet("kspacing", desc, mesh, gamma), structure
 
 
-@register("vasp.kpoints", params=KpointsParams, needs_reference=False)
+@register("vasp.kpoints", params=KpointsParams, needs_reference=False, thresholds=("min_kppra", "max_spacing"))
 def kpoints(ctx: CheckContext[KpointsParams]) -> Outcome:
     """The k-point sampling VASP would use (KPOINTS, or KSPACING without one): mesh, centring and density."""
     p = ctx.params

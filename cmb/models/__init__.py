@@ -5,7 +5,7 @@ from cmb.models._grader import Category, Check, GraderSpec, PartialCredit, Targe
 from cmb.models._reference import Reference, ReferenceValue
 from cmb.models._report import CheckResult, GradeReport
 from cmb.models._run import FailureClass, PhaseTimings, RunKey, RunRecord, SweepSpec, Usage
-from cmb.models._task import DEFAULT_PROFILES, Condition, Kind, ResourceProfile, TaskSpec, WorkflowSpec
+from cmb.models._task import DEFAULT_PROFILES, Condition, GivenInput, Kind, ResourceProfile, TaskSpec, WorkflowSpec
 
 __all__ = [
     "DEFAULT_PROFILES",
@@ -16,6 +16,7 @@ __all__ = [
     "CmbModel",
     "Condition",
     "FailureClass",
+    "GivenInput",
     "GradeReport",
     "GraderSpec",
     "Kind",

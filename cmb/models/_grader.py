@@ -89,6 +89,13 @@ class Check(CmbModel):
     unit: str | None = Field(default=None, description="Unit the answer is expected in")
     params: dict[str, Any] = Field(default_factory=dict, description="Type-specific parameters")
     description: str | None = Field(default=None, description="What an expert checks here, and why")
+    states: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Sentences (verbatim, whitespace-insensitive) of the prompt that state the target this check enforces; "
+            "both prompts must contain each, so reduced guidance never drops a checked target"
+        ),
+    )
 
     @property
     def effective_tolerance(self) -> Tolerance:

@@ -60,6 +60,20 @@ DEFAULT_PROFILES: dict[str, ResourceProfile] = {
 }
 
 
+class GivenInput(CmbModel):
+    """A number a prompt gives on purpose (a parameter the agent must use).
+
+    The leakage scan flags any prompt number within a check's tolerance of that check's reference; such a number
+    is accepted only when declared here, with the reason.
+    """
+
+    value: float = Field(description="The number as the prompt writes it")
+    unit: str | None = Field(default=None, description="Its unit")
+    reason: str = Field(
+        min_length=10, description="Why the agent must be given it, and why it does not give the answer away"
+    )
+
+
 def _check_id(value: str) -> str:
     if not TASK_ID.match(value):
         raise ValueError(f"{value!r} is not a valid id (lowercase letters, digits and '-', 2-63 chars)")
@@ -89,6 +103,9 @@ class TaskSpec(CmbModel):
     required_codes: list[str] = Field(
         default_factory=list, description="Executables the audit expects the agent to have invoked"
     )
+    given: list[GivenInput] = Field(
+        default_factory=list, description="Numbers the prompts give on purpose although a check's reference is near"
+    )
 
     _id = field_validator("id", "study")(_check_id)
     _rel = field_validator("answer_files", "workspace")(_check_relative)
@@ -115,6 +132,9 @@ class WorkflowSpec(CmbModel):
     answer_files: list[str] = Field(min_length=1, description="Files the agent must leave in its output folder")
     workspace: list[str] = Field(default_factory=list, description="Files under workspace/ staged for the agent")
     required_codes: list[str] = Field(default_factory=list, description="Executables the audit expects")
+    given: list[GivenInput] = Field(
+        default_factory=list, description="Numbers the prompts give on purpose although a check's reference is near"
+    )
 
     _id = field_validator("id", "study")(_check_id)
     _rel = field_validator("answer_files", "workspace")(_check_relative)
