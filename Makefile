@@ -25,10 +25,10 @@ verify:
 
 check: lint typecheck test
 
-# The main job on the embedded defaults: a sweep of the oracle and null agents over the whole suite (local Ray,
-# docker sandboxes, Parquet + MLflow under ./cmb-data), its tables, and its HTML report.
+# The main job on the embedded defaults: a sweep of the oracle, null and recall baselines over the whole suite
+# (local Ray, docker sandboxes, Parquet + MLflow under ./cmb-data), its tables, and its HTML report.
 demo:
 	cmb tasks validate
-	cmb sweep --agents oracle,null --tasks all --conditions SF,SR,WF,WR --trials 1 --sweep-id demo --resume
+	cmb sweep --agents oracle,null,recall --tasks all --conditions SF,SR,WF,WR --trials 1 --sweep-id demo --resume
 	cmb results demo
 	cmb report demo --out cmb-data/demo-report.html

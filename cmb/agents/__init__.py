@@ -10,7 +10,7 @@ from cmb.agents._base import (
     get_agent,
     register_agent,
 )
-from cmb.agents._builtin import NullAgent, OracleAgent
+from cmb.agents._builtin import NullAgent, OracleAgent, RecallAgent
 from cmb.agents._external import (
     USAGE_PARSERS,
     AgentSetupError,
@@ -39,6 +39,7 @@ __all__ = [
     "NullAgent",
     "OracleAgent",
     "ReactAgent",
+    "RecallAgent",
     "ReplayAgent",
     "Run",
     "SandboxPaths",

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cmb.models import Condition, RunKey, TaskSpec, WorkflowSpec
+from cmb.models import Condition, RecallSpec, RunKey, TaskSpec, WorkflowSpec
 from cmb.sandbox import ExecResult
 
 
@@ -47,6 +47,7 @@ class AgentContext(ABC):
         base_env: dict[str, str],
         artifacts_dir: Path,
         solution_dir: Path | None = None,
+        recall: RecallSpec | None = None,
     ) -> None:
         self.key = key
         self.task = task
@@ -58,6 +59,7 @@ class AgentContext(ABC):
         self.base_env = base_env
         self.artifacts_dir = artifacts_dir
         self.solution_dir = solution_dir  # set only for agents that declare sees_solution
+        self.recall = recall  # set only for agents that declare sees_recall
 
     @abstractmethod
     def exec(
@@ -75,7 +77,7 @@ class AgentContext(ABC):
         """Copy a host folder's contents to `dest`, a path relative to the sandbox root."""
 
     @abstractmethod
-    def put_files(self, files: dict[str, str | bytes], dest: str) -> None:
+    def put_files(self, files: Mapping[str, str | bytes], dest: str) -> None:
         """Write small files (name -> content) under `dest`, relative to the sandbox root."""
 
     @abstractmethod
@@ -121,6 +123,7 @@ class Agent(ABC):
 
     name: str = "agent"
     sees_solution: ClassVar[bool] = False  # only the oracle: it proves the pipeline, it is not evaluated
+    sees_recall: ClassVar[bool] = False  # only the recall baseline: what a reader of the literature would write
     needs_gateway: ClassVar[bool] = False
 
     def __init__(self, **config: Any) -> None:

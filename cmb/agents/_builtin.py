@@ -1,4 +1,8 @@
-"""Agents that need no model: `null` submits nothing, `oracle` runs the task's reference solution."""
+"""Agents that need no model.
+
+`null` submits nothing, `oracle` runs the task's reference solution, `recall` writes what a well-read researcher
+would quote from memory and runs no code. The oracle must pass every task; null and recall must fail every task.
+"""
 
 from __future__ import annotations
 
@@ -34,3 +38,21 @@ class OracleAgent(Agent):
         solution = f"{ctx.paths.root}/{ORACLE_DIR}"
         result = ctx.exec(["bash", f"{solution}/solve.sh"], env={"CMB_SOLUTION_DIR": solution})
         return AgentOutcome.from_exec(result, steps=1)
+
+
+@register_agent("recall")
+class RecallAgent(Agent):
+    """Writes the task's recall submission (references/<id>/recall.yaml) into the working folder, runs no code.
+
+    A benchmark whose answers can be quoted from the literature measures memory, not research: every task must
+    fail this baseline on the gated score.
+    """
+
+    sees_recall = True
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        """Put the recalled files in the working folder, then run `true` so the attempt goes through every phase."""
+        if ctx.recall is None:
+            return AgentOutcome(exit_code=None, error=f"task {ctx.task.id} has no recall.yaml")
+        ctx.put_files(ctx.recall.submission(), ctx.paths.work.removeprefix(ctx.paths.root).lstrip("/"))
+        return AgentOutcome.from_exec(ctx.exec(["true"]), steps=0)

@@ -20,11 +20,22 @@ class Table(CmbModel):
     rows: list[dict[str, Any]] = Field(description="Machine-readable rows")
     notes: list[str] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict, description="Seed, resamples, epoch report, options")
+    brief: list[str] = Field(
+        default_factory=list,
+        description="Columns of the Markdown form (default all): those that do not change from run to run",
+    )
 
     def to_json(self) -> str:
         """The JSON printed by `--json`: the rows with their title, notes and meta, no display text."""
         payload = {"table": self.name, "title": self.title, "rows": self.rows, "notes": self.notes, "meta": self.meta}
         return json.dumps(payload, indent=2, default=str)
+
+    def to_markdown(self) -> str:
+        """A Markdown table of the brief columns (all when none are named), for READMEs and issue notes."""
+        keep = [i for i, h in enumerate(self.header) if not self.brief or h in self.brief]
+        lines = ["| " + " | ".join(self.header[i] for i in keep) + " |", "|" + " --- |" * len(keep)]
+        lines += ["| " + " | ".join(row[i] for i in keep) + " |" for row in self.cells]
+        return "\n".join(lines)
 
     def to_text(self) -> str:
         """A plain aligned table for the terminal."""

@@ -155,9 +155,10 @@ def pass_table(a: Analysis) -> Table:
         f"{a.options.basis.value} outcomes; {a.epoch.summary()}",
         f"CI: task-clustered percentile bootstrap, {a.options.n_boot} resamples, seed {a.options.seed}",
     ]
+    brief = [h for h in header if h not in (f"{lvl}% CI", "model USD", "compute USD", "model")]
     return Table(
         name="pass", title="Pass rate by task kind and agent", header=header, cells=cells, rows=rows, notes=notes,
-        meta=a.meta(),
+        meta=a.meta(), brief=brief,
     )  # fmt: skip
 
 

@@ -1,15 +1,21 @@
-"""Leakage scan: no reference value and no reference file may appear in anything an agent can see."""
+"""Leakage scan: no reference value and no reference file may appear in anything an agent can see.
+
+v1 scans every agent-visible file for reference values written to their own precision (four or more significant
+digits) and for reference files, whole or in part. v2 scans the prompts for any number within a check's
+tolerance of its reference, however few its digits.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from cmb.catalog._errors import Problem
-from cmb.models import Reference
+from cmb.models import Check, Reference, Tolerance
 
 # A number as written in text: sign, digits, optional fraction and exponent (Fortran D exponents too).
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eEdD][-+]?\d+)?(?![\w.])")
@@ -97,5 +103,68 @@ def scan(reference: Reference, reference_dir: Path, visible: list[Path]) -> list
                 token = number_leaks(text, number)
                 if token is not None:
                     problems.append(Problem(path, f"writes reference value {key}={number:g} as {token!r}"))
+                    break
+    return problems
+
+
+# ------------------------------------------------------------------------------------------------ scan v2: prompts
+
+
+def _tokens(text: str) -> Iterator[tuple[str, float]]:
+    for match in _NUMBER.finditer(text):
+        token = match.group(0)
+        try:
+            yield token, float(token.replace("d", "e").replace("D", "e"))
+        except ValueError:
+            continue
+
+
+def _band(value: float, tol: Tolerance) -> float:
+    return tol.width * abs(value) if tol.is_relative else tol.width
+
+
+def near_reference(text: str, value: float, tol: Tolerance, given: Sequence[float] = ()) -> str | None:
+    """A number written in `text` within the tolerance `tol` of `value` and not declared given, if any."""
+    band = _band(value, tol)
+    for token, written in _tokens(text):
+        if abs(written - value) <= band * (1 + 1e-9) and not any(
+            math.isclose(written, g, rel_tol=1e-9, abs_tol=1e-12) for g in given
+        ):
+            return token
+    return None
+
+
+def prompt_leaks(
+    checks: Sequence[Check],
+    reference: Reference,
+    prompts: dict[Path, str],
+    given: Sequence[float] = (),
+    numeric_types: frozenset[str] = frozenset(),
+) -> list[Problem]:
+    """Scan v2: any number in a prompt within a numeric check's tolerance of its reference is a leak.
+
+    A prompt that hands the agent a starting guess inside the tolerance gives the answer away as surely as one
+    that writes it to full precision. Numbers the agent must use are accepted when the task declares them given.
+    """
+    problems: list[Problem] = []
+    for check in checks:
+        if check.type not in numeric_types or check.reference is None:
+            continue
+        ref = reference.values.get(check.reference)
+        if ref is None or ref.public:
+            continue
+        tol = check.effective_tolerance
+        for path, text in prompts.items():
+            for number in _numbers(ref.value):
+                token = near_reference(text, number, tol, given)
+                if token is not None:
+                    problems.append(
+                        Problem(
+                            path,
+                            f"writes {token!r}, within the {tol.describe()} tolerance of check {check.id!r} "
+                            f"(reference {check.reference}={number:g}); declare it under 'given' with a reason if "
+                            "the agent must use it",
+                        )
+                    )
                     break
     return problems

@@ -10,13 +10,27 @@ from pathlib import Path
 
 from cmb.catalog._errors import CatalogError, Problem
 from cmb.catalog._yaml import load_model
-from cmb.models import Condition, GraderSpec, Kind, Reference, TaskSpec, WorkflowSpec
+from cmb.models import (
+    Condition,
+    FairnessSpec,
+    GraderSpec,
+    Kind,
+    RecallSpec,
+    Reference,
+    StudySpec,
+    TaskSpec,
+    WorkflowSpec,
+)
 
 TASK_FILE = "task.yaml"
 WORKFLOW_FILE = "workflow.yaml"
+STUDY_FILE = "study.yaml"
 FULL_PROMPT = "prompt.full.md"
 REDUCED_PROMPT = "prompt.reduced.md"
 REFERENCE_FILE = "reference.yaml"
+RECALL_FILE = "recall.yaml"
+FAIRNESS_FILE = "fairness.yaml"
+QC_FILE = "QC.md"
 
 
 @dataclass(frozen=True)
@@ -99,6 +113,31 @@ class TaskEntry:
         """Load this entry's reference."""
         return load_model(self.reference_dir / REFERENCE_FILE, Reference)
 
+    def recall(self) -> RecallSpec:
+        """Load what the recall baseline submits for this entry."""
+        return load_model(self.reference_dir / RECALL_FILE, RecallSpec)
+
+    def fairness(self) -> FairnessSpec:
+        """Load this entry's fairness record: alternatives that must pass, errors that must fail."""
+        return load_model(self.reference_dir / FAIRNESS_FILE, FairnessSpec)
+
+    def prompts(self) -> dict[Condition, str]:
+        """The prompt of each condition the entry runs under."""
+        return {c: self.prompt(c) for c in self.conditions()}
+
+
+@dataclass(frozen=True)
+class StudyEntry:
+    """One study on disk: tasks/<study>/study.yaml."""
+
+    spec: StudySpec
+    dir: Path
+
+    @property
+    def id(self) -> str:
+        """The study id."""
+        return self.spec.id
+
 
 @dataclass
 class Catalog:
@@ -106,6 +145,7 @@ class Catalog:
 
     root: Path
     entries: dict[str, TaskEntry] = field(default_factory=dict)
+    studies: dict[str, StudyEntry] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     @classmethod
@@ -130,7 +170,21 @@ class Catalog:
                 catalog.problems.append(Problem(spec_file, f"task id {spec.id!r} already used by {other}"))
                 continue
             catalog.entries[spec.id] = entry
+        for study_dir in sorted(p for p in tasks_dir.iterdir() if p.is_dir()):
+            study_file = study_dir / STUDY_FILE
+            if not study_file.is_file():
+                continue  # a study folder without study.yaml is reported by validation
+            try:
+                study = load_model(study_file, StudySpec)
+            except CatalogError as exc:
+                catalog.problems.extend(exc.problems)
+                continue
+            catalog.studies[study.id] = StudyEntry(spec=study, dir=study_dir)
         return catalog
+
+    def study_entries(self, study: str) -> list[TaskEntry]:
+        """The tasks and workflows of one study, in catalog order."""
+        return [e for e in self.entries.values() if e.spec.study == study]
 
     def get(self, task_id: str) -> TaskEntry:
         """An entry by id; an unknown id suggests near names."""

@@ -1,14 +1,22 @@
-"""`cmb tasks validate`: schema, files, grader/reference consistency and the leakage scan."""
+"""`cmb tasks validate`: every rule a task must meet before any agent sees it.
+
+Schema, files, grader/reference consistency, the leakage scans, the reduced-prompt rule, the recall baseline's and
+the fairness record's coverage, and each study's graph.
+"""
 
 from __future__ import annotations
 
 from cmb.catalog._errors import CatalogError, Problem
-from cmb.catalog._leakage import scan
+from cmb.catalog._leakage import prompt_leaks, scan
 from cmb.catalog._load import FULL_PROMPT, REFERENCE_FILE, Catalog, TaskEntry
+from cmb.catalog._prompts import unstated_targets
+from cmb.catalog._quality import fairness_problems, recall_problems
+from cmb.catalog._solution import SOLUTION_SCRIPT
+from cmb.catalog._studies import studies_problems
 from cmb.grading import REGISTRY, GraderConfigError, validate_params
 from cmb.models import GraderSpec, Reference
 
-SOLUTION_SCRIPT = "solution/solve.sh"
+NUMERIC_TYPES = frozenset(name for name, t in REGISTRY.types.items() if t.numeric and t.needs_reference)
 
 
 def _answer_file_declared(target: str, answer_files: list[str]) -> bool:
@@ -78,6 +86,13 @@ def validate_entry(entry: TaskEntry) -> list[Problem]:
         return problems + exc.problems
     problems += _check_grader(entry, grader, reference)
     problems += scan(reference, entry.reference_dir, entry.agent_visible_files())
+    prompts = entry.prompts()
+    by_path = {entry.prompt_path(c): text for c, text in prompts.items()}
+    given = [g.value for g in entry.spec.given]
+    problems += prompt_leaks(grader.checks, reference, by_path, given, NUMERIC_TYPES)
+    problems += unstated_targets(entry, grader, prompts)
+    problems += recall_problems(entry, grader)
+    problems += fairness_problems(entry, grader)
     return problems
 
 
@@ -87,4 +102,6 @@ def validate(catalog: Catalog, ids: list[str] | None = None) -> list[Problem]:
     entries = catalog.select(ids) if ids else list(catalog.entries.values())
     for entry in entries:
         problems += validate_entry(entry)
+    if not ids:
+        problems += studies_problems(catalog)
     return problems

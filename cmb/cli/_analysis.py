@@ -99,13 +99,14 @@ def _load(ctx: click.Context, sweep: str, options: AnalysisOptions) -> Analysis:
 @click.argument("sweep")
 @click.option("--table", "table_name", type=click.Choice(list(TABLES)), default="pass", help="Which table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table's rows, notes and meta as JSON.")
+@click.option("--markdown", is_flag=True, help="Print the table's stable columns as Markdown (for a README).")
 @analysis_options
 @click.pass_context
-def results_cmd(ctx: click.Context, /, sweep: str, table_name: str, as_json: bool, **kw: Any) -> None:
+def results_cmd(ctx: click.Context, /, sweep: str, table_name: str, as_json: bool, markdown: bool, **kw: Any) -> None:
     """Print one table of SWEEP: pass, repeat, conditions, failures, shared-errors, cost or grid."""
     analysis = _load(ctx, sweep, _options(kw))
     table = analysis.table(table_name)
-    click.echo(table.to_json() if as_json else table.to_text())
+    click.echo(table.to_json() if as_json else table.to_markdown() if markdown else table.to_text())
 
 
 @cli.command("report")

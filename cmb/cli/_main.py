@@ -10,7 +10,16 @@ from typing import Any
 import click
 
 from cmb import __version__
-from cmb.catalog import Catalog, CatalogError, TaskEntry, reproduce_entry, validate, verify_entry
+from cmb.catalog import (
+    Catalog,
+    CatalogError,
+    TaskEntry,
+    render_study,
+    reproduce_entry,
+    study_mermaid,
+    validate,
+    verify_entry,
+)
 from cmb.grading import GraderConfigError, grade
 from cmb.models import Condition, GradeReport
 from cmb.settings import CmbSettings
@@ -124,10 +133,16 @@ def _markdown_table(rows: list[dict[str, Any]]) -> str:
 
 @tasks.command("show")
 @click.argument("task_id")
+@click.option("--mermaid", is_flag=True, help="For a study: print its step graph as a Mermaid flowchart.")
 @click.pass_context
-def tasks_show(ctx: click.Context, task_id: str) -> None:
-    """Show a task's spec, prompts and checks (never its reference values)."""
-    entry = _entry(_catalog(ctx), task_id)
+def tasks_show(ctx: click.Context, task_id: str, mermaid: bool) -> None:
+    """Show a task's spec, prompts and checks (never its reference values), or a study's citation and step graph."""
+    catalog = _catalog(ctx)
+    if task_id not in catalog.entries and task_id in catalog.studies:
+        study = catalog.studies[task_id]
+        click.echo(study_mermaid(study) if mermaid else render_study(study, catalog.study_entries(task_id)))
+        return
+    entry = _entry(catalog, task_id)
     spec = entry.spec
     click.echo(f"{spec.id}: {spec.title}")
     click.echo(f"  study {spec.study} · kind {spec.kind.value} · codes {', '.join(spec.codes)}")
@@ -192,7 +207,13 @@ def tasks_verify(ctx: click.Context, task_ids: tuple[str, ...], conditions: str,
         failures += not result.ok
         oracle = "error" if result.oracle is None else ("pass" if result.oracle.passed else "FAIL")
         null = "fail" if not result.null.passed else "PASS (bad)"
-        click.echo(f" oracle {oracle}, empty {null} ({result.seconds:.1f} s)", err=True)
+        if result.recall is None:
+            recall = "missing"
+        elif not result.recall.passed:
+            recall = "fail"
+        else:
+            recall = "voided by the code audit" if result.recall_audited else "PASS (bad)"
+        click.echo(f" oracle {oracle}, empty {null}, recall {recall} ({result.seconds:.1f} s)", err=True)
         if result.error:
             click.echo(f"    {result.error}", err=True)
         elif result.oracle is not None and not result.oracle.passed:
@@ -206,6 +227,8 @@ def tasks_verify(ctx: click.Context, task_ids: tuple[str, ...], conditions: str,
                 "ok": result.ok,
                 "oracle_passed": None if result.oracle is None else result.oracle.passed,
                 "null_passed": result.null.passed,
+                "recall_passed": None if result.recall is None else result.recall.passed,
+                "recall_audited": result.recall_audited,
                 "seconds": round(result.seconds, 2),
                 "error": result.error,
             }

@@ -2,9 +2,19 @@
 
 from cmb.models._base import SCHEMA_VERSION, CmbModel
 from cmb.models._grader import Category, Check, GraderSpec, PartialCredit, Target, Tolerance
+from cmb.models._quality import (
+    Expect,
+    FairnessCase,
+    FairnessSpec,
+    RecallFile,
+    RecallSpec,
+    RecallValue,
+    TextEdit,
+)
 from cmb.models._reference import Reference, ReferenceValue
 from cmb.models._report import CheckResult, GradeReport
 from cmb.models._run import FailureClass, PhaseTimings, RunKey, RunRecord, SweepSpec, Usage
+from cmb.models._study import Citation, Cost, Precomputed, Step, StudySpec
 from cmb.models._task import DEFAULT_PROFILES, Condition, GivenInput, Kind, ResourceProfile, TaskSpec, WorkflowSpec
 
 __all__ = [
@@ -13,23 +23,35 @@ __all__ = [
     "Category",
     "Check",
     "CheckResult",
+    "Citation",
     "CmbModel",
     "Condition",
+    "Cost",
+    "Expect",
     "FailureClass",
+    "FairnessCase",
+    "FairnessSpec",
     "GivenInput",
     "GradeReport",
     "GraderSpec",
     "Kind",
     "PartialCredit",
     "PhaseTimings",
+    "Precomputed",
+    "RecallFile",
+    "RecallSpec",
+    "RecallValue",
     "Reference",
     "ReferenceValue",
     "ResourceProfile",
     "RunKey",
     "RunRecord",
+    "Step",
+    "StudySpec",
     "SweepSpec",
     "Target",
     "TaskSpec",
+    "TextEdit",
     "Tolerance",
     "Usage",
     "WorkflowSpec",

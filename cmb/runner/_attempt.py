@@ -11,7 +11,7 @@ import struct
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +19,7 @@ from typing import Any
 
 from cmb import __version__
 from cmb.agents import Agent, AgentContext, AgentOutcome, GatewayAccess, SandboxPaths
-from cmb.catalog import PROMPT_NAME, CatalogError, TaskEntry, stage_bundle
+from cmb.catalog import PROMPT_NAME, CatalogError, TaskEntry, assemble_solution, stage_bundle
 from cmb.grading import GraderConfigError, grade, grader_hash
 from cmb.manuals import MOUNT_POINT, read_manifest
 from cmb.models import (
@@ -171,7 +171,7 @@ class _Context(AgentContext):
     def put_dir(self, src: Path, dest: str) -> None:
         self.sandbox.put(src, dest)
 
-    def put_files(self, files: dict[str, str | bytes], dest: str) -> None:
+    def put_files(self, files: Mapping[str, str | bytes], dest: str) -> None:
         with tempfile.TemporaryDirectory(prefix="cmb-put-") as tmp:
             for name, content in files.items():
                 path = Path(tmp) / name
@@ -432,7 +432,8 @@ def run_attempt(
                 time_limit_s=profile.time_limit_s,
                 base_env=env,
                 artifacts_dir=art.path,
-                solution_dir=(entry.reference_dir / "solution") if agent.sees_solution else None,
+                solution_dir=assemble_solution(entry, tmp / "solution") if agent.sees_solution else None,
+                recall=entry.recall() if agent.sees_recall else None,
             )
             with state.phase("agent"):
                 t0 = time.monotonic()

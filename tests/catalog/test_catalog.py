@@ -35,6 +35,38 @@ GRADER = {
     ],
 }
 REFERENCE = {"task": "demo-eos", "values": {"a0": {"value": 5.4687, "unit": "angstrom"}}, "files": []}
+STUDY = {
+    "id": "demo",
+    "title": "Equation of state of a demo crystal",
+    "material": "demo crystal",
+    "question": "What is its equilibrium lattice constant?",
+    "follows": {"authors": "Doe et al.", "journal": "Phys. Rev. B", "year": 2026},
+    "reduction": "A toy stand-in for the catalog tests.",
+    "steps": [
+        {
+            "id": "ev-scan",
+            "title": "Energies at several volumes",
+            "cost": "heavy",
+            "precomputed": {"reproduce": "demo-eos", "core_minutes": 30, "machine": "test", "codes": ["pw.x 6.7"]},
+        },
+        {"id": "eos-fit", "title": "Fit the EOS", "cost": "light", "consumes": ["ev-scan"], "tasks": []},
+    ],
+}
+RECALL = {"task": "demo-eos", "values": [{"field": "a0", "value": 5.43, "source": "experiment, room temperature"}]}
+FAIRNESS = {
+    "task": "demo-eos",
+    "cases": [
+        {"id": "vinet-fit", "expect": "pass", "what": "a Vinet fit instead", "covers": ["a0"], "answer": {"a0": 5.47}},
+        {
+            "id": "bohr-left",
+            "expect": "fail",
+            "what": "the lattice constant left in bohr",
+            "covers": ["a0"],
+            "answer": {"a0": 10.33},
+        },
+    ],
+}
+QC = "# QC: demo-eos\n\n**Fairness record.** vinet-fit passes; bohr-left fails.\n"
 
 
 def make_suite(root: Path, task=TASK, grader=GRADER, reference=REFERENCE, ev="10.0 -15.80\n10.2 -15.82\n") -> Path:
@@ -50,6 +82,15 @@ def make_suite(root: Path, task=TASK, grader=GRADER, reference=REFERENCE, ev="10
     (rdir / "solution").mkdir(parents=True)
     (rdir / "solution" / "solve.sh").write_text("#!/bin/bash\necho '{\"a0\": 5.4687}' > answer.json\n")
     (rdir / "reference.yaml").write_text(yaml.safe_dump(reference))
+    (rdir / "reproduce").mkdir()  # the study's precomputed step names it; tests add a script where they need one
+    study = {**STUDY, "id": task["study"]}
+    study["steps"] = [dict(s) for s in STUDY["steps"]]
+    study["steps"][0]["tasks"] = [task["id"]]
+    study["steps"][0]["precomputed"] = {**STUDY["steps"][0]["precomputed"], "reproduce": task["id"]}
+    (tdir.parent / "study.yaml").write_text(yaml.safe_dump(study))
+    (rdir / "recall.yaml").write_text(yaml.safe_dump({**RECALL, "task": task["id"]}))
+    (rdir / "fairness.yaml").write_text(yaml.safe_dump({**FAIRNESS, "task": task["id"]}))
+    (rdir / "QC.md").write_text(QC)
     return root
 
 
@@ -195,7 +236,7 @@ def test_task_hash_changes_with_prompt(tmp_path):
 
 def _with_reproduce(root: Path, script: str) -> Path:
     rdir = root / "references" / "demo-eos" / "reproduce"
-    rdir.mkdir(parents=True)
+    rdir.mkdir(parents=True, exist_ok=True)
     (rdir / "reproduce.sh").write_text(script)
     return root
 

@@ -20,3 +20,15 @@ def oracle_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             return self[task]
 
     return Lazy()
+
+
+@pytest.fixture(scope="session")
+def suite_oracles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The oracle's submission of each task or workflow (its first condition), run at most once per session."""
+
+    class Lazy(dict):  # type: ignore[type-arg]
+        def __missing__(self, task: str) -> Path:
+            self[task] = run_oracle(task, tmp_path_factory.mktemp(f"oracle-{task}"))
+            return self[task]
+
+    return Lazy()

@@ -6,13 +6,13 @@
 # and merge the final quantities into answer.json in the current folder. A minute or two on one core.
 set -euo pipefail
 sol="${CMB_SOLUTION_DIR:?CMB_SOLUTION_DIR must point at this solution folder}"
-steps="$sol/../.."
+steps="$sol/steps"  # the step solutions, staged inside this folder
 potential="$PWD/Cu_u3.eam"
 mkdir -p step1-elastic step2-phonons step3-qha
-(cd step1-elastic && python3 "$steps/cu-eam-elastic/solution/elastic.py" "$potential" > answer.json)
+(cd step1-elastic && python3 "$steps/cu-eam-elastic/elastic.py" "$potential" > answer.json)
 a0=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["a0_angstrom"])' step1-elastic/answer.json)
-(cd step2-phonons && python3 "$steps/cu-phonons/solution/phonons.py" "$potential" "$a0" > answer.json)
-(cd step3-qha && python3 "$steps/cu-qha/solution/qha.py" "$potential" > answer.json)
+(cd step2-phonons && python3 "$steps/cu-phonons/phonons.py" "$potential" "$a0" > answer.json)
+(cd step3-qha && python3 "$steps/cu-qha/qha.py" "$potential" > answer.json)
 python3 - <<'PY'
 import json
 elastic, phonons, qha = (json.load(open(f"{d}/answer.json")) for d in ("step1-elastic", "step2-phonons", "step3-qha"))

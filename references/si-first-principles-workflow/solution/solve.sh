@@ -7,10 +7,10 @@
 # and merge the final quantities into answer.json in the current folder. About 30 s of CPU on one core.
 set -euo pipefail
 sol="${CMB_SOLUTION_DIR:?CMB_SOLUTION_DIR must point at this solution folder}"
-steps="$sol/../.."
+steps="$sol/steps"  # the step solutions, staged inside this folder
 pseudo="$PWD/pseudo/Si.pbe-rrkj.UPF"
 for d in step1-scf step2-eos step3-phonons; do mkdir -p "$d/pseudo" && cp "$pseudo" "$d/pseudo/"; done
-(cd step1-scf && CMB_SOLUTION_DIR="$steps/si-pw-scf-inputs/solution" bash "$steps/si-pw-scf-inputs/solution/solve.sh")
+(cd step1-scf && CMB_SOLUTION_DIR="$steps/si-pw-scf-inputs" bash "$steps/si-pw-scf-inputs/solve.sh")
 read -r ecut nk < <(python3 - step1-scf/pw.in <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
@@ -20,10 +20,10 @@ print(ecut, max(int(n) for n in mesh.groups()))
 PY
 )
 echo "step 1: ecutwfc = $ecut Ry, ${nk}x${nk}x${nk} mesh"
-(cd step2-eos && python3 "$steps/si-eos/solution/eos.py" --ecut "$ecut" --k "$nk" --center 5.47 --span 0.04 --points 7)
+(cd step2-eos && python3 "$steps/si-eos/eos.py" --ecut "$ecut" --k "$nk" --center 5.47 --span 0.04 --points 7)
 a0=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["a0_angstrom"])' step2-eos/answer.json)
 echo "step 2: a0 = $a0 A"
-(cd step3-phonons && python3 "$steps/si-fd-phonons/solution/fd_phonons.py" --a0 "$a0" --ecut "$ecut" --k 4 --mesh 20)
+(cd step3-phonons && python3 "$steps/si-fd-phonons/fd_phonons.py" --a0 "$a0" --ecut "$ecut" --k 4 --mesh 20)
 python3 - <<'PY'
 import json
 

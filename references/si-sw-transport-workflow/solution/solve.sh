@@ -6,15 +6,15 @@
 # and merge the final quantities into answer.json in the current folder. About a minute on one core.
 set -euo pipefail
 sol="${CMB_SOLUTION_DIR:?CMB_SOLUTION_DIR must point at this solution folder}"
-steps="$sol/../.."
+steps="$sol/steps"  # the step solutions, staged inside this folder
 mkdir -p step1-lattice step2-phonons step3-kappa
 cp Si.sw Si.tersoff step1-lattice/
 cp Si.sw step2-phonons/
 cp Si.sw step3-kappa/
-(cd step1-lattice && python3 "$steps/si-sw-lattice/solution/lattice.py" > answer.json)
+(cd step1-lattice && python3 "$steps/si-sw-lattice/lattice.py" > answer.json)
 a0=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sw_a0_angstrom"])' step1-lattice/answer.json)
-(cd step2-phonons && python3 "$steps/si-sw-phonons/solution/phonons.py" "$a0" > answer.json)
-(cd step3-kappa && python3 "$steps/si-sw-kappa/solution/kappa.py" "$a0" > answer.json)
+(cd step2-phonons && python3 "$steps/si-sw-phonons/phonons.py" "$a0" > answer.json)
+(cd step3-kappa && python3 "$steps/si-sw-kappa/kappa.py" "$a0" > answer.json)
 python3 - <<'PY'
 import json
 lattice, phonons, kappa = (json.load(open(f"{d}/answer.json")) for d in ("step1-lattice", "step2-phonons", "step3-kappa"))
