@@ -2,9 +2,32 @@
 
 from __future__ import annotations
 
-from cmb.catalog._errors import Problem
+from pathlib import Path
+
+from cmb.catalog._errors import CatalogError, Problem
 from cmb.catalog._load import STUDY_FILE, Catalog, StudyEntry, TaskEntry
-from cmb.models import Cost, Kind, WorkflowSpec
+from cmb.catalog._yaml import load_model
+from cmb.models import Cost, Kind, ReproductionCost, Step, WorkflowSpec
+
+COST_FILE = "reproduce/cost.yaml"
+# A step is precomputed because agents should not repeat it: it must cost at least this much here.
+MIN_PRECOMPUTED_CORE_MINUTES = 10.0
+
+
+def cost_path(root: Path, step: Step) -> Path | None:
+    """references/<task>/reproduce/cost.yaml of a precomputed step."""
+    return None if step.precomputed is None else root / "references" / step.precomputed.reproduce / COST_FILE
+
+
+def step_cost(root: Path, step: Step) -> ReproductionCost | None:
+    """The measured cost of a precomputed step, if recorded and readable."""
+    path = cost_path(root, step)
+    if path is None or not path.is_file():
+        return None
+    try:
+        return load_model(path, ReproductionCost)
+    except CatalogError:
+        return None
 
 
 def _workflow_problems(study: StudyEntry, wf: TaskEntry, tasks: dict[str, TaskEntry]) -> list[Problem]:
@@ -56,9 +79,27 @@ def study_problems(study: StudyEntry, entries: list[TaskEntry]) -> list[Problem]
             if entry.spec.kind is Kind.RUN_AND_ANALYZE and step.cost is Cost.HEAVY:
                 problems.append(Problem(path, f"{task_id} runs this step itself, so it cannot be heavy", field=where))
         if step.precomputed is not None:
-            reproduce = study.dir.parent.parent / "references" / step.precomputed.reproduce / "reproduce"
+            root = study.dir.parent.parent
+            reproduce = root / "references" / step.precomputed.reproduce / "reproduce"
+            cost_file = reproduce.parent / COST_FILE
             if not reproduce.is_dir():
                 problems.append(Problem(path, f"precomputed by {reproduce}, which does not exist", field=where))
+            elif not cost_file.is_file():
+                problems.append(Problem(cost_file, "the precomputed step's measured cost is not recorded"))
+            else:
+                try:
+                    cost = load_model(cost_file, ReproductionCost)
+                except CatalogError as exc:
+                    problems += exc.problems
+                else:
+                    if cost.core_minutes < MIN_PRECOMPUTED_CORE_MINUTES:
+                        problems.append(
+                            Problem(
+                                cost_file,
+                                f"costs {cost.core_minutes:g} core-minutes: a step this cheap is the agent's to run, "
+                                f"not one to precompute (at least {MIN_PRECOMPUTED_CORE_MINUTES:g})",
+                            )
+                        )
     for wf in (e for e in entries if e.is_workflow):
         problems += _workflow_problems(study, wf, singles)
     return problems
@@ -88,8 +129,9 @@ def render_study(study: StudyEntry, entries: list[TaskEntry]) -> str:
     for step_id in spec.topological_order():
         step = spec.step(step_id)
         tag = step.cost.value
+        cost = step_cost(study.dir.parent.parent, step)
         if step.precomputed is not None:
-            tag += f", precomputed: {step.precomputed.core_minutes:g} core-min"
+            tag += ", precomputed" + (f": {cost.core_minutes:g} core-min" if cost else "")
         if not step.selected:
             tag += ", not selected"
         uses = f"  <- {', '.join(step.consumes)}" if step.consumes else ""

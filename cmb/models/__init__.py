@@ -14,7 +14,7 @@ from cmb.models._quality import (
 from cmb.models._reference import Reference, ReferenceValue
 from cmb.models._report import CheckResult, GradeReport
 from cmb.models._run import FailureClass, PhaseTimings, RunKey, RunRecord, SweepSpec, Usage
-from cmb.models._study import Citation, Cost, Precomputed, Step, StudySpec
+from cmb.models._study import Citation, Cost, Precomputed, ReproductionCost, Step, StudySpec
 from cmb.models._task import DEFAULT_PROFILES, Condition, GivenInput, Kind, ResourceProfile, TaskSpec, WorkflowSpec
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "RecallSpec",
     "RecallValue",
     "Reference",
+    "ReproductionCost",
     "ReferenceValue",
     "ResourceProfile",
     "RunKey",

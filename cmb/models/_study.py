@@ -41,12 +41,26 @@ class Cost(StrEnum):
 
 
 class Precomputed(CmbModel):
-    """How the project ran an expensive step once: the reproduction that made the staged outputs, and its cost."""
+    """How the project ran an expensive step once: the reproduction that made the staged outputs.
+
+    Its measured cost is in `references/<reproduce>/reproduce/cost.yaml` (a ReproductionCost).
+    """
 
     reproduce: str = Field(description="Task id whose references/<id>/reproduce/ ran the step")
-    core_minutes: float = Field(gt=0, description="CPU cost of the reproduction in core-minutes, as measured")
-    machine: str = Field(description="Where it was measured, e.g. '2-core x86_64, Debian 12'")
     codes: list[str] = Field(min_length=1, description="Codes and versions the reproduction ran")
+
+
+class ReproductionCost(CmbModel):
+    """`references/<task>/reproduce/cost.yaml`: what running the expensive step once cost, as measured."""
+
+    version: int = Field(default=SCHEMA_VERSION, description="Schema version of this file")
+    core_minutes: float = Field(gt=0, description="CPU time of the whole reproduction in core-minutes (user+sys)")
+    wall_minutes: float = Field(gt=0, description="Wall-clock minutes")
+    cores: int = Field(ge=1, description="Cores it ran on")
+    machine: str = Field(min_length=3, description="Where it was measured, e.g. '2-core x86_64 VM, Debian 12'")
+    measured: str = Field(description="Date of the measurement, YYYY-MM-DD")
+    command: str = Field(default="reproduce/reproduce.sh", description="What was timed")
+    note: str | None = Field(default=None, description="What dominates the cost; what a full-size study would cost")
 
 
 class Step(CmbModel):

@@ -47,7 +47,7 @@ STUDY = {
             "id": "ev-scan",
             "title": "Energies at several volumes",
             "cost": "heavy",
-            "precomputed": {"reproduce": "demo-eos", "core_minutes": 30, "machine": "test", "codes": ["pw.x 6.7"]},
+            "precomputed": {"reproduce": "demo-eos", "codes": ["pw.x 6.7"]},
         },
         {"id": "eos-fit", "title": "Fit the EOS", "cost": "light", "consumes": ["ev-scan"], "tasks": []},
     ],
@@ -83,6 +83,8 @@ def make_suite(root: Path, task=TASK, grader=GRADER, reference=REFERENCE, ev="10
     (rdir / "solution" / "solve.sh").write_text("#!/bin/bash\necho '{\"a0\": 5.4687}' > answer.json\n")
     (rdir / "reference.yaml").write_text(yaml.safe_dump(reference))
     (rdir / "reproduce").mkdir()  # the study's precomputed step names it; tests add a script where they need one
+    cost = {"core_minutes": 42.0, "wall_minutes": 21.0, "cores": 2, "machine": "test machine", "measured": "2026-12-01"}
+    (rdir / "reproduce" / "cost.yaml").write_text(yaml.safe_dump(cost))
     study = {**STUDY, "id": task["study"]}
     study["steps"] = [dict(s) for s in STUDY["steps"]]
     study["steps"][0]["tasks"] = [task["id"]]

@@ -273,6 +273,15 @@ def test_analysis_of_a_step_that_was_not_precomputed_fails(tmp_path):
     assert any("needs 'precomputed'" in p for p in problems), problems
 
 
+def test_precomputing_a_cheap_step_fails(tmp_path):
+    root = make_suite(tmp_path)
+    cost = root / "references" / "demo-eos" / "reproduce" / "cost.yaml"
+    _edit_yaml(cost, lambda c: c.update(core_minutes=0.5))
+    assert any("costs 0.5 core-minutes" in p for p in _problems(root))
+    cost.unlink()
+    assert any("measured cost is not recorded" in p for p in _problems(root))
+
+
 def test_agent_run_step_marked_heavy_fails(tmp_path):
     root = make_suite(tmp_path, task={**TASK, "kind": "run-and-analyze"})
     assert any("cannot be heavy" in p for p in _problems(root))
@@ -319,7 +328,7 @@ def test_study_renders_its_citation_and_graph(tmp_path):
     catalog = Catalog.load(make_suite(tmp_path))
     study = catalog.studies["demo"]
     text = render_study(study, catalog.study_entries("demo"))
-    assert "follows: Doe et al., Phys. Rev. B (2026)" in text
+    assert "follows: Doe et al., Phys. Rev. B (2026)" in text and "precomputed: 42 core-min" in text
     assert text.index("ev-scan") < text.index("eos-fit") and "task demo-eos (output-analysis)" in text
     assert "ev_scan --> eos_fit" in study_mermaid(study)
 
