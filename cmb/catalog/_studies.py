@@ -105,10 +105,11 @@ def study_problems(study: StudyEntry, entries: list[TaskEntry]) -> list[Problem]
     return problems
 
 
-def studies_problems(catalog: Catalog) -> list[Problem]:
-    """Every study folder holding tasks has a valid study.yaml that accounts for its tasks."""
+def studies_problems(catalog: Catalog, only: set[str] | None = None) -> list[Problem]:
+    """Every study folder holding tasks (or those in `only`) has a valid study.yaml that accounts for its tasks."""
     problems: list[Problem] = []
-    for study_id in sorted({e.spec.study for e in catalog.entries.values()}):
+    with_tasks = {e.spec.study for e in catalog.entries.values()}
+    for study_id in sorted(with_tasks if only is None else with_tasks & only):
         study = catalog.studies.get(study_id)
         entries = catalog.study_entries(study_id)
         if study is None:

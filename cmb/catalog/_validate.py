@@ -102,6 +102,5 @@ def validate(catalog: Catalog, ids: list[str] | None = None) -> list[Problem]:
     entries = catalog.select(ids) if ids else list(catalog.entries.values())
     for entry in entries:
         problems += validate_entry(entry)
-    if not ids:
-        problems += studies_problems(catalog)
+    problems += studies_problems(catalog, None if not ids else {e.spec.study for e in entries})
     return problems
