@@ -50,7 +50,7 @@ def test_tolerance_edges_property(tmp_path_factory, expected, rel, sign):
 
 @pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity"])
 def test_nan_and_infinity_answers_fail(tmp_path, bad):
-    root = write_files(tmp_path, {"answer.json": '{"x": ' + bad + '}'})
+    root = write_files(tmp_path, {"answer.json": '{"x": ' + bad + "}"})
     res = run_check(make_check("numeric.scalar"), Submission(root), make_reference(x=1.0))
     assert not res.passed and "not a finite number" in res.message
     assert res.actual in ("nan", "inf", "-inf")

@@ -18,6 +18,7 @@ import pytest
 
 from cmb.catalog import stage_bundle
 from cmb.models import Condition, GradeReport
+from tests.tasks import _helpers
 from tests.tasks._helpers import (
     assert_empty_submission_fails,
     assert_entry_is_consistent,
@@ -39,6 +40,10 @@ JSON_TASKS = ["fe-moment", "nio-u-analysis", "square-afm-spin-waves"]
 FAST_ORACLES = ["fe-pw-spin-inputs", "nio-vasp-afm-u-inputs", "nio-u-analysis", "square-afm-spin-waves"]
 
 
+def study_of(task: str) -> str:
+    return _helpers.entry(task).spec.study
+
+
 def copy_submission(src: Path, dest: Path) -> Path:
     shutil.copytree(src, dest, dirs_exist_ok=True)
     return dest
@@ -49,7 +54,7 @@ def copy_submission(src: Path, dest: Path) -> Path:
 
 @pytest.mark.parametrize("task", ALL)
 def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
-    assert_entry_is_consistent(task, "magnetism")
+    assert_entry_is_consistent(task, study_of(task))
 
 
 @pytest.mark.parametrize("task", ALL)

@@ -17,6 +17,7 @@ import h5py
 import numpy as np
 import pytest
 
+from tests.tasks import _helpers
 from tests.tasks._helpers import (
     ROOT,
     assert_empty_submission_fails,
@@ -36,6 +37,10 @@ from tests.tasks._helpers import run_oracle as _run_oracle
 
 STUDY = "model-hamiltonians"
 TASKS = ["altermagnet-tb-splitting", "altermagnet-nodal-analysis", "landau-transition-fit"]
+
+
+def study_of(task: str) -> str:
+    return _helpers.entry(task).spec.study
 
 
 def run_oracle(task: str, dest: Path) -> dict:
@@ -64,7 +69,7 @@ def oracle(tmp_path_factory) -> dict[str, dict]:
 
 @pytest.mark.parametrize("task", TASKS)
 def test_files_are_consistent(task):
-    assert_files_are_consistent(STUDY, task, reference_files=False)
+    assert_files_are_consistent(study_of(task), task, reference_files=False)
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -150,7 +155,7 @@ NODAL = "altermagnet-nodal-analysis"
 
 
 def test_nodal_file_documents_its_spin_order():
-    with h5py.File(task_dir(STUDY, NODAL) / "workspace" / "bands.h5", "r") as f:
+    with h5py.File(task_dir(study_of(NODAL), NODAL) / "workspace" / "bands.h5", "r") as f:
         ds = f["eigenvalues"]
         assert [s.decode() for s in ds.attrs["spin_labels"]] == ["down", "up"]
         assert ds.shape[0] == 2 and ds.shape[2] == 2
@@ -169,7 +174,7 @@ def test_nodal_spin_channels_swapped_fails(oracle, tmp_path):
 
 def test_nodal_oracle_reads_the_spin_order_from_the_file(tmp_path):
     # The same bands stored spin up first (and labelled so) must give the same answer.
-    src = task_dir(STUDY, NODAL) / "workspace" / "bands.h5"
+    src = task_dir(study_of(NODAL), NODAL) / "workspace" / "bands.h5"
     work = tmp_path / "up-first"
     work.mkdir()
     with h5py.File(src, "r") as f, h5py.File(work / "bands.h5", "w") as g:
@@ -235,7 +240,9 @@ def test_landau_linear_fit_of_the_staged_data_passes(tmp_path):
     # An independent route (linear least squares only, no nonlinear refinement) must pass as well.
     answer = {}
     for name, a0 in (("A", 5.2e5), ("B", 3.4e5)):
-        data = np.loadtxt(task_dir(STUDY, LANDAU) / "workspace" / f"sample_{name}.csv", delimiter=",", skiprows=1)
+        data = np.loadtxt(
+            task_dir(study_of(LANDAU), LANDAU) / "workspace" / f"sample_{name}.csv", delimiter=",", skiprows=1
+        )
         t, p = data[data[:, 1] > 0].T
         (t0, s1, s2), *_ = np.linalg.lstsq(np.stack([np.ones_like(p), p**2, p**4], 1), t, rcond=None)
         b, c = -a0 * s1 / 2, -a0 * s2 / 3

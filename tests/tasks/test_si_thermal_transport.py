@@ -50,7 +50,7 @@ NEEDS_LMP = {"si-sw-lattice", "si-sw-phonons", "si-sw-kappa"}
 
 
 def task_dir(task: str) -> Path:
-    return _helpers.task_dir(STUDY, task)
+    return _helpers.task_dir(_helpers.entry(task).spec.study, task)
 
 
 def load(task: str) -> tuple[TaskSpec, GraderSpec, Reference]:
@@ -115,7 +115,7 @@ def oracle_param(task: str) -> Any:
 
 @pytest.mark.parametrize("task", TASKS)
 def test_task_files_are_consistent(task):
-    assert_files_are_consistent(STUDY, task)
+    assert_files_are_consistent(_helpers.entry(task).spec.study, task)
 
 
 @pytest.mark.parametrize("task", TASKS)

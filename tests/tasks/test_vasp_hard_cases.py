@@ -13,6 +13,7 @@ import pytest
 
 from cmb.catalog import stage_bundle
 from cmb.models import Condition, GradeReport
+from tests.tasks import _helpers
 from tests.tasks._helpers import (
     assert_empty_submission_fails,
     assert_entry_is_consistent,
@@ -23,6 +24,10 @@ from tests.tasks._helpers import (
 )
 
 ALL = ["slab-dipole-inputs", "soc-anisotropy-inputs", "hse-gap-inputs", "optics-inputs"]
+
+
+def study_of(task: str) -> str:
+    return _helpers.entry(task).spec.study
 
 
 def messages(report: GradeReport) -> list[str]:
@@ -36,7 +41,7 @@ def messages(report: GradeReport) -> list[str]:
 def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
     e = entry(task)
     assert e.spec.kind == "input-preparation"
-    assert_entry_is_consistent(task, "vasp-hard-cases", extra_reference_files=e.reference().files)
+    assert_entry_is_consistent(task, study_of(task), extra_reference_files=e.reference().files)
 
 
 @pytest.mark.parametrize("task", ALL)
