@@ -45,6 +45,10 @@ def write_suite(root: Path, *, required_codes: str = "[pw.x]", kind: str = "run-
     ref = root / "references" / TASK
     (ref / "solution").mkdir(parents=True)
     (ref / "reference.yaml").write_text(f"version: 1\ntask: {TASK}\nvalues:\n  energy_ry: {{value: -15.85}}\n")
+    # what the recall baseline writes: here the right number, so only the code audit can stop it
+    (ref / "recall.yaml").write_text(
+        f"version: 1\ntask: {TASK}\nvalues:\n  - {{field: energy_ry, value: -15.85, source: a well-known toy value}}\n"
+    )
     (ref / "solution" / "solve.sh").write_text(
         "#!/bin/sh\nset -e\npw.x -in scf.in > scf.out\n"
         "python3 -c \"import re,json; e=float(re.search(r'!.*=\\s*(\\S+)', open('scf.out').read()).group(1));"

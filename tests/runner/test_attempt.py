@@ -59,6 +59,26 @@ def test_null_fails_with_format_class(toy: TaskEntry, opts: RunOptions) -> None:
     assert record.raw_score == 0.0 and record.submitted_files == []
 
 
+def test_recall_writes_its_answers_and_runs_nothing(toy: TaskEntry, opts: RunOptions) -> None:
+    record = _run(toy, get_agent("recall"), opts)
+    art = artifacts_path(opts.home, record.key)
+    assert json.loads((art / "submission" / "answer.json").read_text()) == {"energy_ry": -15.85}
+    assert record.raw_score == 1.0 and record.gated_score == 0.0 and not record.passed  # the audit voids it
+    assert record.audit_flags["code_invoked"] is False and record.code_calls == 0
+
+
+def test_recall_passes_where_no_code_audit_stands_in_its_way(tmp_path: Path, opts: RunOptions) -> None:
+    entry = write_suite(tmp_path / "suite", required_codes="[]", kind="output-analysis")
+    record = _run(entry, get_agent("recall"), opts)
+    assert record.passed  # the runner reports it faithfully: such a task fails the suite's recall gate
+
+
+def test_recall_without_a_recall_file_is_the_harness_s_failure(toy: TaskEntry, opts: RunOptions) -> None:
+    (toy.reference_dir / "recall.yaml").unlink()
+    record = _run(toy, get_agent("recall"), opts)
+    assert not record.passed and record.failure_class is FailureClass.INFRASTRUCTURE
+
+
 def test_the_bundle_holds_the_prompt_with_its_time_notice_and_nothing_hidden(toy: TaskEntry, opts: RunOptions) -> None:
     record = _run(toy, get_agent("null"), opts)
     files = {f["path"] for f in json.loads((artifacts_path(opts.home, record.key) / "files.json").read_text())}
