@@ -1,6 +1,7 @@
 """Versioned pydantic models at every boundary of cmb."""
 
 from cmb.models._base import SCHEMA_VERSION, CmbModel
+from cmb.models._gateway import GatewayAccess
 from cmb.models._grader import Category, Check, GraderSpec, PartialCredit, Target, Tolerance
 from cmb.models._reference import Reference, ReferenceValue
 from cmb.models._report import CheckResult, GradeReport
@@ -16,6 +17,7 @@ __all__ = [
     "CmbModel",
     "Condition",
     "FailureClass",
+    "GatewayAccess",
     "GivenInput",
     "GradeReport",
     "GraderSpec",
