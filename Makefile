@@ -1,4 +1,4 @@
-.PHONY: setup install check lint typecheck test test-fast verify demo
+.PHONY: setup install check lint typecheck contracts test test-fast verify demo
 
 setup:
 	bash scripts/setup.sh
@@ -13,6 +13,10 @@ lint:
 typecheck:
 	mypy
 
+# The import directions of the architecture ([tool.importlinter] in pyproject.toml).
+contracts:
+	lint-imports
+
 test:
 	pytest
 
@@ -23,7 +27,7 @@ verify:
 	cmb tasks validate
 	cmb tasks verify
 
-check: lint typecheck test
+check: lint typecheck contracts test
 
 # The main job on the embedded defaults: a sweep of the oracle, null and recall baselines over the whole suite
 # (local Ray, docker sandboxes, Parquet + MLflow under ./cmb-data), its tables, and its HTML report.

@@ -5,8 +5,8 @@ from cmb.agents._base import (
     Agent,
     AgentContext,
     AgentOutcome,
-    GatewayAccess,
     SandboxPaths,
+    agents_need_gateway,
     get_agent,
     register_agent,
 )
@@ -23,6 +23,7 @@ from cmb.agents._external import (
 )
 from cmb.agents._llm import BuiltinLLMAgent, CodeActAgent, ReactAgent
 from cmb.agents._replay import ReplayAgent, Run, WriteFile, dump_trajectory, load_trajectory
+from cmb.models import GatewayAccess  # what agents receive; defined with the records the gateway shares
 
 __all__ = [
     "AGENTS",
@@ -44,6 +45,7 @@ __all__ = [
     "Run",
     "SandboxPaths",
     "WriteFile",
+    "agents_need_gateway",
     "dump_trajectory",
     "get_agent",
     "load_external_specs",

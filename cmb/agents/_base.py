@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cmb.models import Condition, RecallSpec, RunKey, TaskSpec, WorkflowSpec
+from cmb.models import Condition, GatewayAccess, RecallSpec, RunKey, TaskSpec, WorkflowSpec
 from cmb.sandbox import ExecResult
 
 
@@ -21,15 +21,6 @@ class SandboxPaths:
     home: str  # HOME of the agent program (its config, sessions, trajectory)
     harness: str  # the supervisor, the code wrappers and the signed code log
     prompt_file: str  # the prompt with its time-budget notice
-
-
-@dataclass(frozen=True)
-class GatewayAccess:
-    """How the agent reaches its model: a base URL (no trailing /v1), a per-run key, a model name."""
-
-    base_url: str | None = None
-    api_key: str | None = None
-    model: str | None = None
 
 
 class AgentContext(ABC):
@@ -171,3 +162,14 @@ def get_agent(name: str, **config: Any) -> Agent:
     except KeyError:
         raise KeyError(f"unknown agent {name!r}; known: {sorted(AGENTS)}") from None
     return factory(**config)
+
+
+def agents_need_gateway(names: list[str]) -> bool:
+    """True when any agent (`name` or `name@model`) is registered as needing the gateway."""
+    for name in names:
+        factory = AGENTS.get(name.partition("@")[0])
+        if isinstance(factory, type) and issubclass(factory, Agent) and factory.needs_gateway:
+            return True
+        if factory is not None and not isinstance(factory, type):
+            return True  # a factory (external programs from YAML): assume it does; a spare gateway costs nothing
+    return False

@@ -156,7 +156,8 @@ def sweep_cmd(
     settings: CmbSettings = ctx.obj["settings"]
     home = Path(settings.home)
     if model is not None and agents is not None:
-        from cmb.gateway import agents_need_gateway, key_model_name
+        from cmb.agents import agents_need_gateway
+        from cmb.gateway import key_model_name
 
         # An attempt key cannot hold '/', so the model rides in the agent name in its key form.
 
@@ -218,7 +219,8 @@ def sweep_cmd(
         click.echo(f"{len(attempts)} attempts · spec hash {spec.spec_hash()}", err=True)
         return
 
-    from cmb.gateway import agents_need_gateway, sweep_gateway
+    from cmb.agents import agents_need_gateway
+    from cmb.gateway import sweep_gateway
 
     try:
         # LLM agents get a gateway: the one configured, or one started in-process for the sweep.

@@ -4,8 +4,9 @@ from cmb.gateway._config import DEFAULT_UPSTREAMS, Budget, GatewayConfig, RetryP
 from cmb.gateway._local import GatewayClient, LocalGateway, interface_address, read_usage, sandbox_hosts
 from cmb.gateway._prices import PriceTable
 from cmb.gateway._server import Gateway, RoutingError, key_model_name, make_app
-from cmb.gateway._session import agents_need_gateway, attempt_access, load_config, sweep_gateway
-from cmb.gateway._usage import AttemptUsage, InfraEvent, TokenCounts
+from cmb.gateway._session import attempt_access, load_config, sweep_gateway
+from cmb.gateway._tokens import TokenCounts
+from cmb.gateway._usage import AttemptUsage, InfraEvent
 
 __all__ = [
     "DEFAULT_UPSTREAMS",
@@ -21,7 +22,6 @@ __all__ = [
     "RoutingError",
     "TokenCounts",
     "UpstreamConfig",
-    "agents_need_gateway",
     "attempt_access",
     "interface_address",
     "key_model_name",

@@ -9,18 +9,17 @@ from typing import Literal
 import yaml
 from pydantic import Field, field_validator
 
+from cmb.gateway.dialects import DIALECTS
 from cmb.models import CmbModel
-
-Api = Literal["chat", "responses", "messages"]
-API_PATHS: dict[str, str] = {"chat": "/chat/completions", "responses": "/responses", "messages": "/messages"}
 
 
 class UpstreamConfig(CmbModel):
     """One provider or local server the gateway forwards to."""
 
     base_url: str = Field(description="Base URL including the version prefix, e.g. https://api.openai.com/v1")
-    apis: list[Api] = Field(
-        default_factory=lambda: list[Api](["chat"]), description="APIs the upstream serves natively"
+    apis: list[str] = Field(
+        default_factory=lambda: ["chat"],
+        description="Dialects the upstream serves natively (chat, responses, messages)",
     )
     key_env: str | None = Field(default=None, description="Environment variable holding the provider key")
     price_provider: str | None = Field(
@@ -46,9 +45,13 @@ class UpstreamConfig(CmbModel):
     def _strip(cls, v: str) -> str:
         return v.rstrip("/")
 
-    def url(self, api: str) -> str:
-        """Full URL of one API on this upstream."""
-        return self.base_url + API_PATHS[api]
+    @field_validator("apis")
+    @classmethod
+    def _known(cls, v: list[str]) -> list[str]:
+        unknown = sorted(set(v) - set(DIALECTS))
+        if unknown:
+            raise ValueError(f"unknown dialects {unknown}; known: {sorted(DIALECTS)}")
+        return v
 
     def key(self) -> str | None:
         """The provider key, read from the environment when needed (never stored in records)."""

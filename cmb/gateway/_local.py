@@ -16,12 +16,11 @@ from typing import Any
 
 from aiohttp import web
 
-from cmb.agents import GatewayAccess
 from cmb.gateway._config import Budget, GatewayConfig
 from cmb.gateway._server import Gateway, make_app
 from cmb.gateway._state import SUMMARY, records_path
 from cmb.gateway._usage import AttemptUsage
-from cmb.models import RunKey, Usage
+from cmb.models import GatewayAccess, RunKey, Usage
 
 
 def interface_address(name: str) -> str | None:

@@ -7,7 +7,7 @@ import json
 from datetime import datetime
 from importlib.metadata import version
 
-from cmb.gateway._usage import TokenCounts
+from cmb.gateway._tokens import TokenCounts
 
 
 class PriceTable:

@@ -1,7 +1,7 @@
-"""The gateway's HTTP server (aiohttp): three model APIs for agents, an admin API for the harness.
+"""The gateway's HTTP server (aiohttp): each dialect's model API for agents, an admin API for the harness.
 
-Agents call /v1/chat/completions, /v1/responses or /v1/messages with their attempt's bearer token. The gateway
-checks the budget, routes the model to an upstream (translating the API when the upstream lacks it), retries
+Agents call /v1/chat/completions, /v1/responses or /v1/messages with their attempt's token. The gateway checks
+the budget, routes the model to an upstream (translating the dialect when the upstream lacks it), retries
 upstream faults with backoff, meters the usage the upstream reports, prices it, and appends request and reply to
 the attempt's transcript. The provider key is added here and never leaves the gateway.
 """
@@ -22,10 +22,9 @@ from aiohttp import web
 
 from cmb.gateway._config import Budget, GatewayConfig, UpstreamConfig
 from cmb.gateway._prices import PriceTable
-from cmb.gateway._sse import encode, iter_sse
+from cmb.gateway._sse import iter_sse
 from cmb.gateway._state import AttemptState, Registry
-from cmb.gateway._translate import Route, error_body, route_for, upstream_error_message
-from cmb.gateway._usage import COUNTERS
+from cmb.gateway.dialects import CHAT, DIALECTS, MESSAGES, Dialect, Route, route_for, upstream_error_message
 
 log = logging.getLogger(__name__)
 
@@ -81,17 +80,14 @@ class Gateway:
 
     # -- upstream ----------------------------------------------------------------------------------------------------
 
-    def _headers(self, upstream: UpstreamConfig, api: str, request: web.Request) -> dict[str, str]:
+    def _headers(self, upstream: UpstreamConfig, dialect: Dialect, request: web.Request) -> dict[str, str]:
         headers = {"Content-Type": "application/json", **upstream.headers}
         for name in FORWARDED_HEADERS:
             if name in request.headers:
                 headers[name] = request.headers[name]
         key = upstream.key()
         if key:
-            if api == "messages":
-                headers["x-api-key"] = key
-            else:
-                headers["Authorization"] = f"Bearer {key}"
+            headers.update(dialect.auth_headers(key))  # the upstream's dialect decides, not the client's
         return headers
 
     def _delay(self, retry: int, retry_after: str | None) -> float:
@@ -152,42 +148,41 @@ class Gateway:
 
     # -- request handling ------------------------------------------------------------------------------------------
 
-    def authenticate(self, request: web.Request) -> AttemptState | None:
-        """The attempt of the request's bearer token (Authorization or x-api-key), or None."""
-        auth = request.headers.get("Authorization", "")
-        token = auth[7:].strip() if auth[:7].lower() == "bearer " else request.headers.get("x-api-key", "").strip()
+    def authenticate(self, request: web.Request, dialect: Dialect) -> AttemptState | None:
+        """The attempt of the request's gateway token (read as the dialect's clients send it), or None."""
+        token = dialect.client_token(request.headers)
         return self.registry.lookup(token) if token else None
 
-    async def handle(self, request: web.Request, api: str) -> web.StreamResponse:
-        """One model request of an agent."""
-        state = self.authenticate(request)
+    async def handle(self, request: web.Request, dialect: Dialect) -> web.StreamResponse:
+        """One model request of an agent, in `dialect`."""
+        state = self.authenticate(request, dialect)
         if state is None:
-            return _error(api, 401, "unknown or missing gateway token", "invalid_api_key")
+            return _error(dialect, 401, "unknown or missing gateway token", "invalid_api_key")
         try:
             body = await request.json()
         except ValueError:
-            return _error(api, 400, "the request body is not JSON", "invalid_request")
+            return _error(dialect, 400, "the request body is not JSON", "invalid_request")
         if not isinstance(body, dict):
-            return _error(api, 400, "the request body must be a JSON object", "invalid_request")
+            return _error(dialect, 400, "the request body must be a JSON object", "invalid_request")
         requested = body.get("model")
         name = state.model or (requested if isinstance(requested, str) else None)
         if not name:
-            return _error(api, 400, "no model named in the request", "invalid_request")
+            return _error(dialect, 400, "no model named in the request", "invalid_request")
         try:
             upstream_name, upstream_model, upstream = self.resolve(name)
-            route = route_for(api, upstream)
+            route = route_for(dialect, upstream)
             if route is None:
-                raise RoutingError(f"upstream {upstream_name!r} serves {upstream.apis}, not {api!r}")
+                raise RoutingError(f"upstream {upstream_name!r} serves {upstream.apis}, not {dialect.name!r}")
         except RoutingError as exc:
-            return _error(api, 400, str(exc), "model_not_found")
+            return _error(dialect, 400, str(exc), "model_not_found")
         seq = state.next_seq()
         entry: Json = {
             "seq": seq,
-            "api": api,
+            "api": dialect.name,
             "model": name,
             "requested_model": requested,
             "upstream": upstream_name,
-            "upstream_api": route.upstream_api,
+            "upstream_api": route.upstream.name,
             "stream": bool(body.get("stream")),
             "request": body,
         }
@@ -197,22 +192,22 @@ class Gateway:
             message = f"cmb gateway: {refusal}. This attempt may not call the model again; finish with what you have."
             state.write({**entry, "status": 429, "error": message, "budget_exceeded": True})
             state.save_summary()
-            return _error(api, 429, message, "budget_exceeded")
+            return _error(dialect, 429, message, "budget_exceeded")
         if upstream.key_env and not upstream.key():
             message = f"the gateway has no key for upstream {upstream_name!r} (set {upstream.key_env})"
             state.event("gave-up", message)
             state.write({**entry, "status": 502, "error": message})
             state.save_summary()
-            return _error(api, 502, message, "upstream_unavailable")
+            return _error(dialect, 502, message, "upstream_unavailable")
         up_body = route.request(body, upstream, upstream_model)
         entry["upstream_request"] = up_body if route.translated or up_body != body else None
         t0 = time.monotonic()
         resp, data, retries = await self.send(
             state,
             upstream,
-            upstream.url(route.upstream_api),
+            upstream.base_url + route.upstream.path,
             up_body,
-            self._headers(upstream, api, request),
+            self._headers(upstream, route.upstream, request),
             bool(body.get("stream")),
         )
         entry["retries"] = retries
@@ -220,7 +215,7 @@ class Gateway:
             state.add_unanswered()
             message = f"cmb gateway: the model provider failed after {retries + 1} tries ({(data or b'').decode()})"
             self._finish(state, entry, 502, t0, error=message)
-            return _error(api, 502, message, "upstream_error")
+            return _error(dialect, 502, message, "upstream_error")
         if data is None:
             return await self._stream(request, state, route, body, upstream, upstream_model, name, resp, entry, t0)
         try:
@@ -233,16 +228,16 @@ class Gateway:
             message += upstream_error_message(parsed, data.decode(errors="replace"))
             state.event("gave-up", message, status=resp.status)
             self._finish(state, entry, 502, t0, error=message)
-            return _error(api, 502, f"cmb gateway: {message}", "upstream_error")
+            return _error(dialect, 502, f"cmb gateway: {message}", "upstream_error")
         if resp.status >= 400 or not isinstance(parsed, dict):
             state.add_unanswered()
             message = upstream_error_message(parsed, data.decode(errors="replace"))
             status = resp.status if resp.status >= 400 else 502
             self._finish(state, entry, status, t0, error=message, response=parsed)
             if route.translated or not isinstance(parsed, dict):
-                return _error(api, status, f"upstream: {message}", "upstream_error")
+                return _error(dialect, status, f"upstream: {message}", "upstream_error")
             return web.json_response(parsed, status=status)
-        counts = COUNTERS[route.upstream_api](parsed.get("usage"))
+        counts = route.upstream.counts(parsed.get("usage"))
         price = self.prices.price(upstream_model, upstream.price_provider, counts) if counts else None
         state.add(counts, price, self.prices.version)
         out = route.response(parsed, body)
@@ -291,13 +286,13 @@ class Gateway:
         except (aiohttp.ClientError, TimeoutError) as exc:
             error = f"upstream stream broke after {events} events: {type(exc).__name__}: {exc}"
             state.event("gave-up", error)
-            held.append(_stream_error(route.client_api, error))
+            held.append(route.client.stream_error(error))
         except ConnectionError as exc:
             error = f"client went away after {events} events: {exc}"
             held = []
         finally:
             resp.release()
-        counts = translator.assembler.counts()
+        counts = translator.counts()
         price = self.prices.price(upstream_model, upstream.price_provider, counts) if counts else None
         state.add(counts, price, self.prices.version)
         self._finish(
@@ -305,7 +300,7 @@ class Gateway:
             entry,
             200,
             t0,
-            response=translator.assembler.result(),
+            response=translator.result(),
             counts=counts,
             price=price,
             error=error,
@@ -331,9 +326,9 @@ class Gateway:
 
     async def models(self, request: web.Request) -> web.Response:
         """The model of the token (GET /v1/models), for clients that list models first."""
-        state = self.authenticate(request)
+        state = self.authenticate(request, CHAT)
         if state is None:
-            return _error("chat", 401, "unknown or missing gateway token", "invalid_api_key")
+            return _error(CHAT, 401, "unknown or missing gateway token", "invalid_api_key")
         names = [state.model] if state.model else []
         return web.json_response(
             {"object": "list", "data": [{"id": n, "object": "model", "created": 0, "owned_by": "cmb"} for n in names]}
@@ -341,8 +336,8 @@ class Gateway:
 
     async def count_tokens(self, request: web.Request) -> web.Response:
         """A rough estimate for /v1/messages/count_tokens (four characters a token): nothing is forwarded."""
-        if self.authenticate(request) is None:
-            return _error("messages", 401, "unknown or missing gateway token", "invalid_api_key")
+        if self.authenticate(request, MESSAGES) is None:
+            return _error(MESSAGES, 401, "unknown or missing gateway token", "invalid_api_key")
         raw = await request.read()
         return web.json_response({"input_tokens": max(1, len(raw) // 4)})
 
@@ -388,20 +383,8 @@ class Gateway:
         )
 
 
-def _error(api: str, status: int, message: str, code: str) -> web.Response:
-    return web.json_response(error_body(api, status, message, code), status=status)
-
-
-def _stream_error(api: str, message: str) -> bytes:
-    if api == "messages":
-        return encode({"type": "error", "error": {"type": "api_error", "message": message}}, "error")
-    if api == "responses":
-        failed = {
-            "type": "response.failed",
-            "response": {"status": "failed", "error": {"code": "server_error", "message": message}},
-        }
-        return encode(failed, "response.failed")
-    return encode({"error": {"message": message, "type": "server_error", "code": "upstream_error"}})
+def _error(dialect: Dialect, status: int, message: str, code: str) -> web.Response:
+    return web.json_response(dialect.error_body(status, message, code), status=status)
 
 
 def make_app(gateway: Gateway) -> web.Application:
@@ -416,16 +399,15 @@ def make_app(gateway: Gateway) -> web.Application:
 
     app.cleanup_ctx.append(session_ctx)
 
-    def api(name: str) -> Any:
+    def serve(dialect: Dialect) -> Any:
         async def handler(request: web.Request) -> web.StreamResponse:
-            return await gateway.handle(request, name)
+            return await gateway.handle(request, dialect)
 
         return handler
 
-    app.router.add_post("/v1/chat/completions", api("chat"))
-    app.router.add_post("/v1/responses", api("responses"))
-    app.router.add_post("/v1/messages", api("messages"))
-    app.router.add_post("/v1/messages/count_tokens", gateway.count_tokens)
+    for dialect in DIALECTS.values():
+        app.router.add_post(f"/v1{dialect.path}", serve(dialect))
+    app.router.add_post(f"/v1{MESSAGES.path}/count_tokens", gateway.count_tokens)
     app.router.add_get("/v1/models", gateway.models)
     app.router.add_post("/admin/tokens", gateway.admin_issue)
     app.router.add_delete("/admin/tokens", gateway.admin_revoke)

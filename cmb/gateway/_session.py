@@ -12,10 +12,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from cmb.agents import AGENTS, Agent, GatewayAccess
 from cmb.gateway._config import Budget, GatewayConfig
 from cmb.gateway._local import GatewayClient, LocalGateway, sandbox_hosts
-from cmb.models import RunKey, Usage
+from cmb.models import GatewayAccess, RunKey, Usage
 
 URL = "gateway_url"
 ADMIN_URL = "gateway_admin_url"
@@ -25,17 +24,6 @@ CONFIG_VAR = "CMB_GATEWAY_CONFIG"
 ADMIN_KEY_VAR = "CMB_GATEWAY_ADMIN_KEY"
 
 Meter = Callable[[RunKey], Usage | None]
-
-
-def agents_need_gateway(names: list[str]) -> bool:
-    """True when any agent (`name` or `name@model`) is registered as needing the gateway."""
-    for name in names:
-        factory = AGENTS.get(name.partition("@")[0])
-        if isinstance(factory, type) and issubclass(factory, Agent) and factory.needs_gateway:
-            return True
-        if factory is not None and not isinstance(factory, type):
-            return True  # a factory (external programs from YAML): assume it does; a spare gateway costs nothing
-    return False
 
 
 def load_config(home: Path) -> GatewayConfig:

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from cmb.gateway._config import Budget
-from cmb.gateway._usage import AttemptUsage, InfraEvent, TokenCounts
+from cmb.gateway._tokens import TokenCounts
+from cmb.gateway._usage import AttemptUsage, InfraEvent
 from cmb.models import RunKey
 
 TOKEN_PREFIX = "cmb-"

@@ -1,10 +1,9 @@
-"""Build the offline manuals library from pinned sources: download, verify, select, index, swap in atomically."""
+"""Build the offline manuals library from pinned sources: fetch, verify, select, index, swap in atomically."""
 
 from __future__ import annotations
 
 import fcntl
 import fnmatch
-import hashlib
 import json
 import os
 import pydoc
@@ -15,87 +14,17 @@ import sys
 import tarfile
 import tempfile
 import textwrap
-import tomllib
-import urllib.request
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from cmb.manuals._fetch import Progress, describe, fetch
+from cmb.manuals._recipe import FORMAT, Generated, LibraryError, Recipe, Source, load_recipe
+
 MOUNT_POINT = "/opt/manuals"  # where every sandbox sees the library
 MANIFEST = "manifest.json"
-SOURCES = Path(__file__).with_name("sources.toml")
-_FORMAT = 1  # bump when the library's layout changes, so existing copies are rebuilt
-
-Progress = Callable[[str], None]
-
-
-class LibraryError(RuntimeError):
-    """The library cannot be built: a source is unreachable, altered or unsafe."""
-
-
-@dataclass(frozen=True)
-class Selection:
-    glob: str
-    into: str
-    flatten: bool = False
-    max_bytes: int | None = None
-
-
-@dataclass(frozen=True)
-class ProgramDoc:
-    file: str
-    program: str
-    into: str
-
-
-@dataclass(frozen=True)
-class Source:
-    name: str
-    title: str
-    origin: str
-    url: str
-    sha256: str
-    select: tuple[Selection, ...] = ()
-    program_doc: tuple[ProgramDoc, ...] = ()
-
-
-@dataclass(frozen=True)
-class Generated:
-    into: str
-    command: tuple[str, ...] = ()
-    pydoc: str = ""
-
-
-@dataclass
-class Recipe:
-    sources: list[Source]
-    generated: list[Generated] = field(default_factory=list)
-    digest: str = ""  # of the recipe text and the layout version: what decides the library's content
-
-
-def load_recipe(path: Path = SOURCES) -> Recipe:
-    """Read the pinned sources; a malformed recipe is an error naming the entry."""
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-        sources = [
-            Source(
-                **{k: v for k, v in s.items() if k not in ("select", "program_doc")},
-                select=tuple(Selection(**x) for x in s.get("select", [])),
-                program_doc=tuple(ProgramDoc(**x) for x in s.get("program_doc", [])),
-            )
-            for s in data.get("source", [])
-        ]
-        generated = [Generated(**{**g, "command": tuple(g.get("command", ()))}) for g in data.get("generated", [])]
-    except (tomllib.TOMLDecodeError, TypeError) as exc:
-        raise LibraryError(f"{path}: {exc}") from None
-    for target in [x.into for s in sources for x in s.select] + [g.into for g in generated]:
-        _safe_relative(target)
-    digest = hashlib.sha256(f"{_FORMAT}\n{text}".encode()).hexdigest()[:16]
-    return Recipe(sources, generated, digest)
 
 
 def default_cache() -> Path:
@@ -144,19 +73,17 @@ def build_library(
 
 
 def _build(out: Path, cache: Path, recipe: Recipe, progress: Progress) -> dict[str, Any]:
-    downloads = cache / "downloads"
-    downloads.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         entries: list[dict[str, Any]] = []
         for source in recipe.sources:
-            archive = fetch(source, downloads, progress)
+            archive = fetch(source, cache, progress)
             progress(f"{source.name}: selecting documentation from {archive.name}")
             files = _extract(source, archive, staging)
             entries.append({**_describe(source), "files": files})
         generated = [_generate(g, staging, progress) for g in recipe.generated]
         manifest = {
-            "format": _FORMAT,
+            "format": FORMAT,
             "recipe": recipe.digest,
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "mount_point": MOUNT_POINT,
@@ -176,35 +103,6 @@ def _build(out: Path, cache: Path, recipe: Recipe, progress: Progress) -> dict[s
 
 
 # -- sources --------------------------------------------------------------------------------------------------
-
-
-def fetch(source: Source, downloads: Path, progress: Progress) -> Path:
-    """The source's archive, downloaded once and checked against its pinned sha256 every time it is used."""
-    name = PurePosixPath(source.url.split("?")[0]).name
-    target = downloads / name
-    if target.is_file() and _sha256(target) == source.sha256:
-        return target
-    partial = target.with_name(target.name + ".part")
-    progress(f"{source.name}: downloading {source.url}")
-    try:
-        with urllib.request.urlopen(source.url, timeout=120) as response, partial.open("wb") as fh:  # noqa: S310
-            size = int(response.headers.get("Content-Length") or 0)
-            done, reported = 0, 0
-            while chunk := response.read(1 << 20):
-                fh.write(chunk)
-                done += len(chunk)
-                if size and done - reported >= size // 4:
-                    reported = done
-                    progress(f"{source.name}: {done >> 20} of {size >> 20} MiB")
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise LibraryError(f"{source.name}: cannot download {source.url}: {exc}") from None
-    digest = _sha256(partial)
-    if digest != source.sha256:
-        partial.unlink(missing_ok=True)
-        raise LibraryError(f"{source.name}: {source.url} has sha256 {digest}, expected {source.sha256}; refusing it")
-    partial.replace(target)
-    return target
 
 
 def _members(archive: Path) -> Iterator[tuple[tarfile.TarFile, tarfile.TarInfo, str]]:
@@ -316,7 +214,8 @@ def _describe(source: Source) -> dict[str, Any]:
         "name": source.name,
         "title": source.title,
         "origin": source.origin,
-        "url": source.url,
+        "file": source.archive,
+        "fetch": describe(source),
         "sha256": source.sha256,
     }
 
@@ -361,17 +260,3 @@ def _swap_in(staging: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
     else:
         staging.rename(out)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _safe_relative(target: str) -> None:
-    parts = PurePosixPath(target).parts
-    if not parts or target.startswith("/") or ".." in parts:
-        raise LibraryError(f"library path {target!r} must stay inside the library")

@@ -1,6 +1,7 @@
 """Versioned pydantic models at every boundary of cmb."""
 
 from cmb.models._base import SCHEMA_VERSION, CmbModel
+from cmb.models._gateway import GatewayAccess
 from cmb.models._grader import Category, Check, GraderSpec, PartialCredit, Target, Tolerance
 from cmb.models._quality import (
     Expect,
@@ -31,6 +32,7 @@ __all__ = [
     "FailureClass",
     "FairnessCase",
     "FairnessSpec",
+    "GatewayAccess",
     "GivenInput",
     "GradeReport",
     "GraderSpec",

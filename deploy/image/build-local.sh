@@ -4,15 +4,14 @@
 # the last layers (user, manuals) FROM that local image. Skipped when an image with the same content hash exists.
 #
 # usage: deploy/image/build-local.sh [slim|full] [--force]
-# env:   CMB_DEBIAN_MIRROR (default http://deb.debian.org/debian), CMB_IMAGE_WORKDIR (scratch, default /var/tmp),
-#        CMB_IMAGE_CACHE (downloaded .deb and wheel files kept between builds, default /var/cache/cmb-image)
+# env:   CMB_DEBIAN_MIRROR, CMB_DEBIAN_SECURITY_MIRROR (default: the Debian archives this machine's apt uses, see
+#        debian-mirror.sh), CMB_IMAGE_WORKDIR (scratch, default /var/tmp), CMB_IMAGE_CACHE (downloaded .deb and
+#        wheel files kept between builds, default /var/cache/cmb-image)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 variant="${1:-full}"
 force="${2:-}"
 case "$variant" in slim|full) ;; *) echo "usage: $0 [slim|full] [--force]" >&2; exit 2 ;; esac
-mirror="${CMB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-security="${CMB_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 tag="cmb-agent:$variant"
 base_tag="cmb-base:bookworm-$variant"
 
@@ -40,6 +39,9 @@ for tool in debootstrap docker python3; do
   command -v "$tool" >/dev/null || { echo "$0: $tool is required (apt-get install debootstrap docker.io)" >&2; exit 1; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "$0: debootstrap and chroot need root" >&2; exit 1; }
+# Only a build needs the mirrors (an image that is up to date needs none); each lookup explains its own failure.
+mirror="$(bash "$here/debian-mirror.sh" main)"
+security="$(bash "$here/debian-mirror.sh" security)"
 
 start=$(date +%s)
 cache="${CMB_IMAGE_CACHE:-/var/cache/cmb-image}"

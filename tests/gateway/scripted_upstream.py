@@ -25,8 +25,8 @@ from typing import Any
 
 from aiohttp import web
 
-from cmb.gateway._sse import encode
-from cmb.gateway._translate import MessagesFromChatStream, ResponsesFromChatStream, chat_to_messages, chat_to_responses
+from cmb.gateway._sse import SseEvent, encode
+from cmb.gateway.dialects import get_dialect
 
 
 def chat_completion(reply: dict[str, Any], model: str) -> dict[str, Any]:
@@ -159,17 +159,13 @@ class ScriptedUpstream:
         if isinstance(reply, web.Response):
             return reply
         model = str(body.get("model"))
+        dialect = get_dialect(api)
         if not body.get("stream"):
-            done = chat_completion(reply, model)
-            return web.json_response(
-                chat_to_responses(done, body) if api == "responses" else chat_to_messages(done, body)
-            )
-        translator = ResponsesFromChatStream(body, model) if api == "responses" else MessagesFromChatStream(body, model)
+            return web.json_response(dialect.from_chat(chat_completion(reply, model), body))
+        translator = dialect.stream_from_chat(body, model)
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await resp.prepare(request)
         frames = translator.start()
-        from cmb.gateway._sse import SseEvent
-
         for chunk in chat_chunks(reply, model, True):
             frames += translator.feed(SseEvent(None, json.dumps(chunk)))
         frames += translator.finish()

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import json
 
-import cmb.agents._llm  # noqa: F401  (registers codeact and react)
-from cmb.gateway import agents_need_gateway, attempt_access, sweep_gateway
+from cmb.gateway import attempt_access, sweep_gateway
 from cmb.models import Condition, RunKey
 from tests.gateway.helpers import CHAT, post
 
 KEY = RunKey(sweep="s", agent="codeact@test:gpt-4o-mini", task="t", condition=Condition.SF, trial=0)
-
-
-def test_only_llm_agents_need_a_gateway():
-    assert agents_need_gateway(["oracle", "codeact@openai:gpt-4o"])
-    assert agents_need_gateway(["react"])
-    assert not agents_need_gateway(["oracle", "null"])
 
 
 def test_sweep_gateway_is_started_only_when_needed_and_not_configured(tmp_path, monkeypatch):

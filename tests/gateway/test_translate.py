@@ -6,7 +6,7 @@ import itertools
 import json
 
 from cmb.gateway import UpstreamConfig
-from cmb.gateway._translate import messages_to_chat, responses_to_chat
+from cmb.gateway.dialects import MESSAGES, RESPONSES, route_for
 from tests.gateway.helpers import post, sse
 
 REPLY = {
@@ -16,6 +16,12 @@ REPLY = {
     "usage": {"prompt": 1200, "cached": 1000, "completion": 80, "reasoning": 25},
 }
 CHAT_ONLY = UpstreamConfig(base_url="http://x/v1")
+
+
+def _to_chat_only(dialect, body):
+    route = route_for(dialect, CHAT_ONLY)
+    assert route is not None and route.translated
+    return route.request(body, CHAT_ONLY, "m")
 
 
 def _collapse(names):
@@ -212,7 +218,7 @@ def test_responses_request_translation_keeps_the_tool_history():
         "reasoning": {"effort": "high"},
         "text": {"format": {"type": "json_schema", "name": "a", "schema": {"type": "object"}}},
     }
-    out = responses_to_chat(body, CHAT_ONLY, "m")
+    out = _to_chat_only(RESPONSES, body)
     roles = [m["role"] for m in out["messages"]]
     assert roles == ["system", "system", "user", "assistant", "tool", "tool", "assistant", "tool"]
     assistant = out["messages"][3]
@@ -263,7 +269,7 @@ def test_messages_request_translation_orders_tool_results_before_text():
         "stop_sequences": ["END"],
         "max_tokens": 50,
     }
-    out = messages_to_chat(body, CHAT_ONLY, "m")
+    out = _to_chat_only(MESSAGES, body)
     assert [m["role"] for m in out["messages"]] == ["system", "user", "assistant", "tool", "user"]
     assert out["messages"][2]["content"] == "running"
     assert json.loads(out["messages"][2]["tool_calls"][0]["function"]["arguments"]) == {"command": "ls"}

@@ -19,6 +19,7 @@ from tests.sandbox._support import TcpServer, build_image, host_addresses, host_
 REPO = Path(__file__).resolve().parents[2]
 PROFILE = ResourceProfile(name="single", cpus=1, memory_gib=0.5, time_limit_s=30, pids=128, disk_gib=0.25)
 BACKENDS = [pytest.param("local", id="local"), pytest.param("docker", id="docker", marks=pytest.mark.docker)]
+OUTSIDE = "203.0.113.1"
 
 Attempt = Callable[..., RunRecord]
 
@@ -84,21 +85,23 @@ def test_reading_references_and_graders_by_any_path_finds_nothing(attempt: Attem
 def test_network_is_unreachable(attempt: Attempt, tmp_path: Path) -> None:
     server = TcpServer()
     try:
-        targets = [f"{a}:{server.port}" for a in host_addresses()] + ["1.1.1.1:443"]
+        # Beyond the host: a documentation address (RFC 5737), which only a route out of the sandbox could try.
+        targets = [f"{a}:{server.port}" for a in host_addresses()] + [f"{OUTSIDE}:443"]
         script = (
-            "import socket, sys\n"
+            "import errno, socket, sys\n"
             "for t in sys.argv[1:]:\n"
             "    h, p = t.rsplit(':', 1)\n"
             "    try:\n"
             "        socket.create_connection((h, int(p)), timeout=2); print('REACHED', t)\n"
             "    except OSError as e:\n"
-            "        print('blocked', t, type(e).__name__)\n"
+            "        print('blocked', t, errno.errorcode.get(e.errno, type(e).__name__))\n"
         )
         record = attempt([Run(argv=["python3", "-c", script, *targets])])
     finally:
         server.close()
     out = _stdout(record, _home(tmp_path))
     assert "REACHED" not in out and out.count("blocked") == len(targets)
+    assert f"blocked {OUTSIDE}:443 ENETUNREACH" in out  # no route out at all, not merely no answer
     assert server.hits == 0
     assert record.audit_flags["network_isolated"] is True
     assert record.failure_class is FailureClass.FORMAT

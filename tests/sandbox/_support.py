@@ -125,6 +125,24 @@ with ThreadPoolExecutor(8) as pool:
     print("\\n".join(pool.map(probe, sys.argv[1:])))
 """
 
+# Name resolution, probed with a name no resolver knows (RFC 6761 reserves .invalid), so nothing real is looked
+# up: a resolver that answers says the name does not exist (EAI_NONAME); a sandbox that reaches none cannot ask.
+DNS_PROBE = """
+import socket
+try:
+    socket.getaddrinfo("example.invalid", 80)
+    print("resolved")
+except socket.gaierror as exc:
+    print("answered: no such name" if exc.errno == socket.EAI_NONAME else f"no resolver ({exc})")
+"""
+
+
+def assert_no_name_resolution(sb: Sandbox) -> None:
+    """No resolver answers from inside the sandbox."""
+    r = sb.exec(["python3", "-c", DNS_PROBE], timeout_s=30)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.startswith("no resolver"), r.stdout
+
 
 def host_processes_matching(marker: str) -> list[str]:
     """Command lines of host processes containing `marker` (container processes are host processes too)."""
