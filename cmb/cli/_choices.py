@@ -1,4 +1,4 @@
-"""Option choices read from the registries when needed, so a plugin's names count and `cmb --help` stays fast."""
+"""Option choices read from the registries when they are needed, so that a plugin's names count too."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from collections.abc import Callable, Sequence
 
 import click
 
-AUTO = "auto"
+from cmb.sandbox import backend_choices
 
 
 class RegistryChoice(click.Choice[str]):
-    """A click.Choice whose names come from a registry on first use."""
+    """A click.Choice whose names come from a registry each time they are asked for."""
 
     def __init__(self, names: Callable[[], Sequence[str]]) -> None:
         self._names = names
@@ -22,10 +22,4 @@ class RegistryChoice(click.Choice[str]):
         return tuple(self._names())
 
 
-def _backends() -> list[str]:
-    from cmb.sandbox import backend_choices
-
-    return backend_choices()
-
-
-BACKEND = RegistryChoice(_backends)
+BACKEND = RegistryChoice(backend_choices)

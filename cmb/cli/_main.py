@@ -11,9 +11,10 @@ import click
 
 from cmb import __version__
 from cmb.catalog import Catalog, CatalogError, TaskEntry, reproduce_entry, validate, verify_entry
-from cmb.cli._choices import AUTO, BACKEND
+from cmb.cli._choices import BACKEND
 from cmb.grading import GraderConfigError, grade
 from cmb.models import Condition, GradeReport, RunRecord
+from cmb.sandbox import AUTO
 from cmb.settings import CmbSettings
 
 CONTEXT = {"auto_envvar_prefix": "CMB", "show_default": True, "help_option_names": ["-h", "--help"]}
@@ -342,16 +343,17 @@ def run_cmd(
     settings: CmbSettings = ctx.obj["settings"]
     if agents_file is not None:
         settings = settings.model_copy(update={"agents": AgentsSettings.model_validate({"files": agents_file})})
-    options = AttemptOptions(
-        backend=backend,
-        image=image,
-        agent_options=_agent_options(agent_opts),
-        gateway=GatewayEndpoint(url=gateway_url, key=gateway_key),
-        time_limit_s=time_limit,
-        cpus=cpus,
-        memory_gib=memory_gib,
-    )
+    agent_options = _agent_options(agent_opts)
     try:
+        options = AttemptOptions(
+            backend=backend,
+            image=image,
+            agent_options=agent_options,
+            gateway=GatewayEndpoint(url=gateway_url, key=gateway_key),
+            time_limit_s=time_limit,
+            cpus=cpus,
+            memory_gib=memory_gib,
+        )
         entry = find_task(_catalog(ctx), task_id)
         cond = parse_condition(condition) if condition else entry.conditions()[0]
         agent = agent_keys([agent_name], model)[0]
