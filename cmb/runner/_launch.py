@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from cmb.agents import Agent, GatewayAccess
+from cmb.agents import Agent
 from cmb.catalog import TaskEntry
 from cmb.gateway import attempt_access, sweep_gateway
-from cmb.models import AgentRef, AttemptOptions, ResourceProfile, RunKey, RunRecord, Usage
+from cmb.models import AgentRef, AttemptOptions, GatewayAccess, ResourceProfile, RunKey, RunRecord, Usage
 from cmb.runner._attempt import RunOptions, run_attempt
 from cmb.runner._resolve import (
     LaunchError,
