@@ -90,7 +90,8 @@ def throughput(executor: str, attempts: int, slots: int, mlflow: bool, home: Pat
         home.mkdir(parents=True, exist_ok=True)
         MlflowClient(default_tracking_uri(home)).search_experiments()
     t0 = time.perf_counter()
-    summary = run_sweep(spec, home=home, root=ROOT, attempt_fn=noop_attempt, executor=executor,  # type: ignore[arg-type]
+    settings = CmbSettings(root=ROOT, store={"home": home})
+    summary = run_sweep(spec, settings=settings, attempt_fn=noop_attempt, executor=executor,  # type: ignore[arg-type]
                         mlflow_uri=None if mlflow else "none", progress=False, per_launcher=1)  # fmt: skip
     elapsed = time.perf_counter() - t0
     assert summary.complete, summary

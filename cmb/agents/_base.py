@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cmb.models import Condition, GatewayAccess, RecallSpec, RunKey, TaskSpec, WorkflowSpec
+from cmb.models import AgentRef, Condition, GatewayAccess, RecallSpec, RunKey, TaskSpec, WorkflowSpec
+from cmb.plugins import AGENTS_GROUP, PluginRegistry
 from cmb.sandbox import ExecResult
 
 
@@ -136,18 +137,27 @@ class Agent(ABC):
 
 
 AgentFactory = Callable[..., Agent]
-AGENTS: dict[str, AgentFactory] = {}
+
+
+def _install(name: str, loaded: object) -> None:
+    """An entry point of group cmb.agents names an Agent subclass or a factory; its import may register it."""
+    if AGENTS.get(name) is loaded:
+        return
+    if not callable(loaded):
+        raise TypeError(f"{loaded!r} is neither an Agent subclass nor a factory of agents")
+    register_agent(name, loaded)
+
+
+AGENTS: PluginRegistry[AgentFactory] = PluginRegistry(AGENTS_GROUP, "agent", _install)
 
 
 def register_agent(name: str, factory: AgentFactory | None = None) -> Callable[[AgentFactory], AgentFactory]:
     """Add an agent class (as a decorator) or a factory (called with options) under `name`."""
 
     def decorate(f: AgentFactory) -> AgentFactory:
-        if name in AGENTS:
-            raise ValueError(f"agent {name!r} registered twice")
+        AGENTS.add(name, f)
         if isinstance(f, type) and issubclass(f, Agent):
             f.name = name
-        AGENTS[name] = f
         return f
 
     if factory is not None:
@@ -157,19 +167,39 @@ def register_agent(name: str, factory: AgentFactory | None = None) -> Callable[[
 
 def get_agent(name: str, **config: Any) -> Agent:
     """Instantiate a registered agent; unknown names list the known ones."""
-    try:
-        factory = AGENTS[name]
-    except KeyError:
-        raise KeyError(f"unknown agent {name!r}; known: {sorted(AGENTS)}") from None
-    return factory(**config)
+    if name not in AGENTS:
+        raise AGENTS.unknown(name)
+    return AGENTS[name](**config)
 
 
-def agents_need_gateway(names: list[str]) -> bool:
-    """True when any agent (`name` or `name@model`) is registered as needing the gateway."""
-    for name in names:
-        factory = AGENTS.get(name.partition("@")[0])
-        if isinstance(factory, type) and issubclass(factory, Agent) and factory.needs_gateway:
-            return True
-        if factory is not None and not isinstance(factory, type):
-            return True  # a factory (external programs from YAML): assume it does; a spare gateway costs nothing
-    return False
+def needs_gateway(name: str) -> bool:
+    """Whether a registered agent talks to a model; a factory that does not say is assumed to."""
+    return bool(getattr(AGENTS[name], "needs_gateway", True))
+
+
+def agents_need_gateway(names: Iterable[str]) -> bool:
+    """True when any registered agent (`name` or `name@model`) talks to a model."""
+    refs = [AgentRef.parse(name) for name in names]
+    return any(ref.name in AGENTS and needs_gateway(ref.name) for ref in refs)
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """What `cmb agents list` shows of one registered agent."""
+
+    name: str
+    origin: str
+    needs_gateway: bool
+    description: str
+
+
+def agent_infos() -> list[AgentInfo]:
+    """Every registered agent, by name."""
+    return [
+        AgentInfo(name, AGENTS.origin(name), needs_gateway(name), _first_line(AGENTS[name].__doc__))
+        for name in sorted(AGENTS)
+    ]
+
+
+def _first_line(doc: str | None) -> str:
+    return (doc or "").strip().split("\n", 1)[0]

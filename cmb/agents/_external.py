@@ -1,6 +1,7 @@
 """External agent programs (Codex CLI, Claude Code, mini-swe-agent ...) run inside the sandbox from YAML.
 
-An entry of external.yaml (or of any file named by CMB_AGENTS_FILE, colon-separated) becomes an agent:
+An entry of external.yaml (or of any file in the `agents.files` setting, CMB_AGENTS_FILE, colon-separated) becomes
+an agent:
 
 ```yaml
 agents:
@@ -22,21 +23,19 @@ CMB_TRAJECTORY for commands that need them inside quoted strings (TOML, JSON).
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import Field
 
-from cmb.agents._base import AGENTS, Agent, AgentContext, AgentOutcome, register_agent
+from cmb.agents._base import AGENTS, Agent, AgentContext, AgentOutcome
 from cmb.models import CmbModel
 
 EXTERNAL_FILE = Path(__file__).with_name("external.yaml")
-AGENTS_FILE_VAR = "CMB_AGENTS_FILE"
 
 UsageParser = Callable[[str], dict[str, Any] | None]
 USAGE_PARSERS: dict[str, UsageParser] = {}
@@ -284,27 +283,33 @@ def load_external_specs(path: Path) -> list[ExternalAgentSpec]:
     return specs
 
 
-def register_external(spec: ExternalAgentSpec, replace: bool = False) -> None:
+class ExternalFactory:
+    """Makes the agent of one external-program spec; what `cmb agents list` reads about it."""
+
+    needs_gateway = True
+
+    def __init__(self, spec: ExternalAgentSpec) -> None:
+        self.spec = spec
+        self.__doc__ = spec.description or f"External program: {spec.command.split()[0]}"
+
+    def __call__(self, **config: Any) -> Agent:
+        return ExternalAgent(self.spec, **config)
+
+
+def register_external(spec: ExternalAgentSpec, replace: bool = False, origin: str | None = None) -> None:
     """Register an external agent under its name (a user file may replace a shipped entry)."""
-    if replace:
-        AGENTS.pop(spec.name, None)
-
-    def factory(**config: Any) -> Agent:
-        return ExternalAgent(spec, **config)
-
-    register_agent(spec.name, factory)
+    AGENTS.add(spec.name, ExternalFactory(spec), origin=origin, replace=replace)
 
 
-def load_user_agents(paths: str | None = None) -> list[str]:
-    """Register the agents of each file in CMB_AGENTS_FILE (or `paths`), colon-separated; return their names."""
+def load_user_agents(paths: Iterable[Path]) -> list[str]:
+    """Register the agents of each YAML file (the `agents.files` setting); return their names."""
     names: list[str] = []
-    for part in (paths if paths is not None else os.environ.get(AGENTS_FILE_VAR, "")).split(os.pathsep):
-        if part.strip():
-            for spec in load_external_specs(Path(part.strip())):
-                register_external(spec, replace=True)
-                names.append(spec.name)
+    for path in paths:
+        for spec in load_external_specs(Path(path)):
+            register_external(spec, replace=True, origin=str(path))
+            names.append(spec.name)
     return names
 
 
 for _spec in load_external_specs(EXTERNAL_FILE):
-    register_external(_spec)
+    register_external(_spec, origin=f"cmb ({EXTERNAL_FILE.name})")

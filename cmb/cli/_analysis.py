@@ -29,7 +29,7 @@ _DEFAULT_COST = CostModel()
 
 
 def _home(ctx: click.Context) -> Path:
-    home: Path = ctx.obj["settings"].home
+    home: Path = ctx.obj["settings"].store.home
     return home
 
 

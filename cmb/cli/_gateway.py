@@ -14,6 +14,7 @@ from cmb.cli._main import cli
 from cmb.settings import CmbSettings
 
 ADMIN_KEY_FILE = "admin.key"
+DEFAULT_URL = "http://127.0.0.1:8765"
 
 
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
@@ -37,7 +38,7 @@ def _config(
 ) -> Any:
     from cmb.gateway import GatewayConfig, UpstreamConfig
 
-    records = records_dir or settings.home / "gateway"
+    records = records_dir or settings.store.home / "gateway"
     base = GatewayConfig.from_yaml(config_file) if config_file else GatewayConfig()
     extra = dict(base.upstreams)
     keys = _pairs(key_envs, "--upstream-key-env")
@@ -70,9 +71,8 @@ def gateway() -> None:
     "--config",
     "config_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    envvar="CMB_GATEWAY_CONFIG",
     default=None,
-    help="YAML with upstreams, prices, budgets, retries.",
+    help="YAML with upstreams, prices, budgets, retries; default: CMB_GATEWAY_CONFIG.",
 )
 @click.option(
     "--upstream",
@@ -103,9 +103,9 @@ def gateway() -> None:
 )
 @click.option(
     "--admin-key",
-    envvar="CMB_GATEWAY_ADMIN_KEY",
     default=None,
-    help="Bearer key of the admin API (default: generated and written to RECORDS_DIR/admin.key).",
+    help="Bearer key of the admin API; default: CMB_GATEWAY_ADMIN_KEY, else generated and written to "
+    "RECORDS_DIR/admin.key.",
 )
 @click.pass_context
 def serve(
@@ -125,7 +125,10 @@ def serve(
 
     from cmb.gateway import LocalGateway, interface_address
 
-    config = _config(ctx.obj["settings"], config_file, upstreams, key_envs, flat, default_upstream, records_dir)
+    settings: CmbSettings = ctx.obj["settings"]
+    config_file = config_file or settings.gateway.config
+    admin_key = admin_key or _secret(settings)
+    config = _config(settings, config_file, upstreams, key_envs, flat, default_upstream, records_dir)
     bind: list[str] = []
     for host in hosts:
         for h in host.split(","):
@@ -164,12 +167,18 @@ def serve(
         gw.stop()
 
 
-def _client(url: str, admin_key: str | None, settings: CmbSettings) -> Any:
+def _secret(settings: CmbSettings) -> str | None:
+    key = settings.gateway.admin_key
+    return key.get_secret_value() if key is not None else None
+
+
+def _client(url: str | None, admin_key: str | None, settings: CmbSettings) -> Any:
     from cmb.gateway import GatewayClient
 
-    key = admin_key
+    url = url or settings.gateway.url or DEFAULT_URL
+    key = admin_key or _secret(settings)
     if key is None:
-        path = settings.home / "gateway" / ADMIN_KEY_FILE
+        path = settings.store.home / "gateway" / ADMIN_KEY_FILE
         if not path.is_file():
             raise click.ClickException(
                 "no admin key: pass --admin-key, set CMB_GATEWAY_ADMIN_KEY, or run on the host "
@@ -179,8 +188,8 @@ def _client(url: str, admin_key: str | None, settings: CmbSettings) -> Any:
     return GatewayClient(url, url, key)
 
 
-_URL = click.option("--url", envvar="CMB_GATEWAY_URL", default="http://127.0.0.1:8765", help="The gateway.")
-_ADMIN = click.option("--admin-key", envvar="CMB_GATEWAY_ADMIN_KEY", default=None, help="Admin API key.")
+_URL = click.option("--url", default=None, help=f"The gateway; default: CMB_GATEWAY_URL, else {DEFAULT_URL}.")
+_ADMIN = click.option("--admin-key", default=None, help="Admin API key; default: CMB_GATEWAY_ADMIN_KEY.")
 
 
 @gateway.command("token")
@@ -199,7 +208,7 @@ def token_cmd(
     max_tokens: int | None,
     max_cost: float | None,
     max_requests: int | None,
-    url: str,
+    url: str | None,
     admin_key: str | None,
 ) -> None:
     """Issue a bearer token for ATTEMPT (an attempt key) and print it."""
@@ -223,7 +232,9 @@ def token_cmd(
     help="Read the usage file instead of asking a running gateway.",
 )
 @click.pass_context
-def usage_cmd(ctx: click.Context, attempt: str, url: str, admin_key: str | None, records_dir: Path | None) -> None:
+def usage_cmd(
+    ctx: click.Context, attempt: str, url: str | None, admin_key: str | None, records_dir: Path | None
+) -> None:
     """Print the metered usage of ATTEMPT as JSON."""
     from cmb.gateway import read_usage
 

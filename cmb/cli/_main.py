@@ -20,8 +20,10 @@ from cmb.catalog import (
     validate,
     verify_entry,
 )
+from cmb.cli._choices import BACKEND
 from cmb.grading import GraderConfigError, grade
-from cmb.models import Condition, GradeReport
+from cmb.models import Condition, GradeReport, RunRecord
+from cmb.sandbox import AUTO
 from cmb.settings import CmbSettings
 
 CONTEXT = {"auto_envvar_prefix": "CMB", "show_default": True, "help_option_names": ["-h", "--help"]}
@@ -44,15 +46,20 @@ def _entry(catalog: Catalog, task_id: str) -> TaskEntry:
 @click.option(
     "--root",
     type=click.Path(file_okay=False, path_type=Path),
-    envvar="CMB_ROOT",
-    show_envvar=True,
     default=None,
-    help="Suite root holding tasks/, graders/ and references/ (default: current folder or the checkout).",
+    help="Suite root holding tasks/, graders/ and references/; default: CMB_ROOT, else the current folder if "
+    "it holds tasks/, else the checkout.",
 )
 @click.pass_context
 def cli(ctx: click.Context, root: Path | None) -> None:
     """Cmb: evaluate AI agents on computational materials science."""
-    settings = CmbSettings() if root is None else CmbSettings(root=root)
+    from pydantic import ValidationError
+
+    given = ctx.get_parameter_source("root") is click.core.ParameterSource.COMMANDLINE
+    try:
+        settings = CmbSettings(root=root) if given else CmbSettings()
+    except ValidationError as exc:
+        raise click.UsageError(f"settings: {exc}") from None
     ctx.obj = {"root": settings.root, "settings": settings}
 
 
@@ -293,17 +300,8 @@ def grade_cmd(ctx: click.Context, task_id: str, submission_dir: Path, as_json: b
     sys.exit(0 if report.passed else 1)
 
 
-def _pick_backend(name: str) -> str:
-    """`auto`: docker when a daemon answers, else local."""
-    from cmb.sandbox import get_backend
-
-    if name != "auto":
-        return name
-    return "docker" if get_backend("docker").available() is None else "local"
-
-
-def _agent_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
+def _agent_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    options: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
@@ -314,22 +312,29 @@ def _agent_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 @cli.command("run")
 @click.argument("task_id")
-@click.option("--agent", "agent_name", required=True, help="Agent name (oracle, null, replay, codex, ...).")
+@click.option("--agent", "agent_name", required=True, help="A registered agent (`cmb agents list`), or NAME@MODEL.")
 @click.option("--condition", default=None, help="SF, SR, WF or WR (default: SF for a task, WF for a workflow).")
 @click.option(
-    "--backend", type=click.Choice(["auto", "local", "docker", "kubernetes"]), default="auto", help="Sandbox backend."
+    "--backend",
+    type=BACKEND,
+    default=AUTO,
+    help="A registered sandbox backend (`cmb backends list`); auto: docker when a daemon answers, else local.",
 )
-@click.option("--trial", type=int, default=0, help="Trial index (part of the attempt key).")
+@click.option("--trial", type=click.IntRange(min=0), default=0, help="Trial index (part of the attempt key).")
 @click.option("--sweep", "sweep_id", default="adhoc", help="Sweep id the attempt is filed under.")
-@click.option("--time-limit", type=int, default=None, help="Override the time limit in seconds.")
+@click.option("--time-limit", type=click.IntRange(min=1), default=None, help="Override the time limit in seconds.")
 @click.option("--cpus", type=float, default=None, help="Override the profile's CPU count.")
 @click.option("--memory-gib", type=float, default=None, help="Override the profile's memory limit.")
-@click.option("--model", default=None, help="Model name for agents that use one.")
-@click.option("--gateway-url", default=None, help="Model gateway base URL (without /v1).")
+@click.option(
+    "--model", default=None, help="Model <upstream>/<name> for an agent that uses one (its key: AGENT@MODEL)."
+)
+@click.option("--gateway-url", default=None, help="Model gateway base URL (without /v1); default: CMB_GATEWAY_URL.")
 @click.option("--gateway-key", default=None, help="Per-run key for the gateway.")
-@click.option("--image", default="cmb-agent:full", help="Agent image (docker, kubernetes).")
+@click.option("--image", default=None, help="Agent image (docker, kubernetes); default: CMB_SANDBOX_IMAGE.")
 @click.option("--agent-option", "agent_opts", multiple=True, help="KEY=VALUE passed to the agent (repeatable).")
-@click.option("--agents-file", default=None, help="Extra external-agent YAML files, colon-separated.")
+@click.option(
+    "--agents-file", default=None, help="External-agent YAML files, colon-separated; default: CMB_AGENTS_FILE."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the RunRecord as JSON.")
 @click.pass_context
 def run_cmd(
@@ -346,77 +351,67 @@ def run_cmd(
     model: str | None,
     gateway_url: str | None,
     gateway_key: str | None,
-    image: str,
+    image: str | None,
     agent_opts: tuple[str, ...],
     agents_file: str | None,
     as_json: bool,
 ) -> None:
-    """Run one attempt of AGENT on TASK_ID in a sandbox. Exit 0 passed, 1 failed, 2 infrastructure or harness."""
-    from cmb.agents import get_agent, load_user_agents
-    from cmb.gateway import attempt_access, sweep_gateway
-    from cmb.models import FailureClass, RunKey
-    from cmb.runner import RunOptions, run_attempt
-    from cmb.sandbox import get_backend
+    """Run one attempt of AGENT on TASK_ID in a sandbox. Exit 0 passed, 1 failed, 2 infrastructure or a bad request."""
+    from pydantic import ValidationError
 
-    entry = _entry(_catalog(ctx), task_id)
+    from cmb.models import AttemptOptions, FailureClass, GatewayEndpoint, RunKey
+    from cmb.runner import LaunchError, agent_keys, find_task, parse_condition, prepare
+    from cmb.settings import AgentsSettings
+
     settings: CmbSettings = ctx.obj["settings"]
-    cond = Condition(condition) if condition else entry.conditions()[0]
-    if cond not in entry.conditions():
-        raise click.ClickException(f"{task_id} runs under {', '.join(c.value for c in entry.conditions())} only")
+    if agents_file is not None:
+        settings = settings.model_copy(update={"agents": AgentsSettings.model_validate({"files": agents_file})})
+    agent_options = _agent_options(agent_opts)
     try:
-        load_user_agents(agents_file)
-        options = _agent_options(agent_opts)
-        if model is not None:
-            options["model"] = model
-        agent = get_agent(agent_name, **options)
-        backend_cls = get_backend(_pick_backend(backend))
-    except (KeyError, ValueError, TypeError) as exc:
-        raise click.ClickException(str(exc.args[0]) if exc.args else str(exc)) from None
-    reason = backend_cls.available()
-    if reason is not None:
-        raise click.ClickException(f"backend {backend_cls.backend!r} cannot run here: {reason}")
-    key = RunKey(sweep=sweep_id, agent=agent_name, task=entry.id, condition=cond, trial=trial)
-    given = {k: v for k, v in {"gateway_url": gateway_url, "gateway_key": gateway_key}.items() if v}
-    # An LLM agent gets a gateway: the one given, or one started in-process for this attempt.
-    with sweep_gateway(settings.home, given, agent.needs_gateway) as gateway_options:
-        access, meter = attempt_access(gateway_options, key, model)
-        run_options = RunOptions(
-            home=settings.home,
+        options = AttemptOptions(
+            backend=backend,
             image=image,
-            gateway=access,
-            usage_meter=meter,
+            agent_options=agent_options,
+            gateway=GatewayEndpoint(url=gateway_url, key=gateway_key),
             time_limit_s=time_limit,
             cpus=cpus,
             memory_gib=memory_gib,
-            manuals=settings.manuals,
         )
-        click.echo(f"running {key} on {backend_cls.backend} ...", err=True)
-        record = run_attempt(key, entry, agent, backend_cls, run_options)
+        entry = find_task(_catalog(ctx), task_id)
+        cond = parse_condition(condition) if condition else entry.conditions()[0]
+        agent = agent_keys([agent_name], model)[0]
+        key = RunKey(sweep=sweep_id, agent=agent, task=entry.id, condition=cond, trial=trial)
+        attempt = prepare(key, entry, options, settings)
+    except (LaunchError, ValidationError) as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(f"running {key} on {attempt.backend.backend} ...", err=True)
+    record = attempt.run()
     if as_json:
         click.echo(record.model_dump_json(indent=2))
     else:
-        verdict = (
-            "PASSED" if record.passed else f"FAILED ({record.failure_class.value if record.failure_class else '?'})"
-        )
-        click.echo(
-            f"{key}: {verdict}  exit {record.exit_reason}  raw {record.raw_score:.3f}  gated {record.gated_score:.3f}"
-        )
-        t = record.timings
-        click.echo(
-            f"  setup {t.setup:.1f} s · agent {t.agent:.1f} s · collect {t.collect:.1f} s · grade {t.grade:.1f} s"
-        )
-        click.echo(
-            f"  audit {'passed' if record.audit_passed else 'FAILED'}: "
-            + ", ".join(f"{k}={'ok' if v else 'NO'}" for k, v in record.audit_flags.items())
-        )
-        for message in record.audit_messages:
-            click.echo(f"    {message}")
-        if record.grade is not None:
-            click.echo(_render_report(record.grade))
-        click.echo(f"  artifacts: {settings.home / 'artifacts' / key.sweep / key.slug}")
+        click.echo(_render_record(record, settings.store.home))
     if record.failure_class is FailureClass.INFRASTRUCTURE:
         sys.exit(2)
     sys.exit(0 if record.passed else 1)
+
+
+def _render_record(record: RunRecord, home: Path) -> str:
+    failure = record.failure_class.value if record.failure_class else "?"
+    verdict = "PASSED" if record.passed else f"FAILED ({failure})"
+    t = record.timings
+    flags = record.audit_flags
+    shown = ", ".join(f"{k}={'ok' if v else 'NO'}" for k, v in flags.model_dump().items()) if flags else "not run"
+    lines = [
+        f"{record.key}: {verdict}  exit {record.exit_reason.value}  raw {record.raw_score:.3f}  "
+        f"gated {record.gated_score:.3f}",
+        f"  setup {t.setup:.1f} s · agent {t.agent:.1f} s · collect {t.collect:.1f} s · grade {t.grade:.1f} s",
+        f"  audit {'passed' if record.audit_passed else 'FAILED'}: {shown}",
+        *(f"    {message}" for message in record.audit_messages),
+    ]
+    if record.grade is not None:
+        lines.append(_render_report(record.grade))
+    lines.append(f"  artifacts: {home / 'artifacts' / record.key.sweep / record.key.slug}")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -425,4 +420,4 @@ def main() -> None:
 
 
 # Command groups living in their own modules register themselves on `cli` when imported.
-from cmb.cli import _analysis, _gateway, _manuals, _sweep  # noqa: E402,F401
+from cmb.cli import _analysis, _config, _gateway, _manuals, _registries, _sweep  # noqa: E402,F401

@@ -20,11 +20,13 @@ def manuals() -> None:
 @manuals.command("build")
 @click.option("--out", type=click.Path(path_type=Path), help="Library folder [default: CMB_MANUALS]")
 @click.option("--force", is_flag=True, help="Rebuild even when the library matches the pinned sources")
-def build(out: Path | None, force: bool) -> None:
+@click.pass_context
+def build(ctx: click.Context, out: Path | None, force: bool) -> None:
     """Download the pinned sources (checked by sha256), select their documentation and index it."""
     from cmb.manuals import LibraryError, build_library
 
-    target = out or CmbSettings().manuals
+    settings: CmbSettings = ctx.obj["settings"]
+    target = out or settings.sandbox.manuals
     start = time.monotonic()
     try:
         build_library(target, force=force, progress=lambda m: click.echo(m, err=True))
@@ -35,11 +37,13 @@ def build(out: Path | None, force: bool) -> None:
 
 @manuals.command("show")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON")
-def show(as_json: bool) -> None:
+@click.pass_context
+def show(ctx: click.Context, as_json: bool) -> None:
     """Where the library is, what it holds, and whether it matches the pinned sources."""
     from cmb.manuals import MOUNT_POINT, is_current, read_manifest
 
-    library = CmbSettings().manuals
+    settings: CmbSettings = ctx.obj["settings"]
+    library = settings.sandbox.manuals
     manifest = read_manifest(library)
     if manifest is None:
         raise click.ClickException(f"no manuals library at {library}; run `cmb manuals build`")

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from cmb.cli._choices import BACKEND
 from cmb.cli._main import cli
 from cmb.settings import CmbSettings
 
@@ -29,6 +30,16 @@ def _concurrency(text: str | None) -> dict[str, int] | None:
     return out
 
 
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in values:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=option)
+        out[name.strip()] = value
+    return out
+
+
 def _runtime_args(**flags: Any) -> list[str]:
     """The flags a submitted Ray job passes on to `cmb sweep` on the cluster."""
     args: list[str] = []
@@ -42,7 +53,7 @@ def _runtime_args(**flags: Any) -> list[str]:
 
 @cli.command("sweep")
 @click.argument("spec_file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--agents", default=None, help="Comma-separated agent names, e.g. oracle,null (overrides the spec).")
+@click.option("--agents", default=None, help="Comma-separated registered agents (`cmb agents list`), e.g. oracle,null.")
 @click.option(
     "--model",
     default=None,
@@ -53,9 +64,9 @@ def _runtime_args(**flags: Any) -> list[str]:
 @click.option("--trials", type=click.IntRange(min=1), default=None, help="Repeats per agent, task and condition.")
 @click.option(
     "--backend",
-    type=click.Choice(["auto", "local", "docker", "kubernetes"]),
+    type=BACKEND,
     default=None,
-    help="Sandbox backend; auto = docker when a daemon answers, else local (overrides the spec).",
+    help="A registered sandbox backend (`cmb backends list`); auto = docker when a daemon answers, else local.",
 )
 @click.option("--sweep-id", default=None, help="Sweep name; default: the spec's name, else sweep-<UTC time>.")
 @click.option(
@@ -79,17 +90,18 @@ def _runtime_args(**flags: Any) -> list[str]:
 @click.option(
     "--mlflow-uri",
     default=None,
-    envvar="CMB_MLFLOW_URI",
-    show_envvar=True,
-    help="MLflow tracking URI (a server); default: sqlite CMB_HOME/mlflow.db; 'none' disables the mirror.",
+    help="MLflow tracking URI (a server); default: CMB_MLFLOW_URI, else sqlite CMB_HOME/mlflow.db; 'none' "
+    "disables the mirror.",
 )
 @click.option("--max-concurrency", type=click.IntRange(min=1), default=None, help="Attempts running at once in all.")
 @click.option(
     "--concurrency", default=None, metavar="PROFILE=N,...", help="Slots per resource profile, e.g. single=8,workflow=2."
 )
 @click.option("--max-retries", type=click.IntRange(min=0), default=None, help="Infrastructure retries per attempt.")
-@click.option("--image", default=None, help="Agent image for the docker and kubernetes backends.")
-@click.option("--gateway-url", default=None, envvar="CMB_GATEWAY_URL", show_envvar=True, help="Model gateway base URL.")
+@click.option(
+    "--image", default=None, help="Agent image for the docker and kubernetes backends; default: CMB_SANDBOX_IMAGE."
+)
+@click.option("--gateway-url", default=None, help="Model gateway base URL; default: CMB_GATEWAY_URL.")
 @click.option(
     "--executor",
     type=click.Choice(["ray", "threads"]),
@@ -150,23 +162,29 @@ def sweep_cmd(
     """
     from pydantic import ValidationError
 
-    from cmb.catalog import Catalog, CatalogError
-    from cmb.scheduler import SweepDir, SweepStateError, condition_list, load_spec, name_list, plan, run_sweep
+    from cmb.agents import agents_need_gateway
+    from cmb.catalog import CatalogError
+    from cmb.gateway import sweep_gateway
+    from cmb.models import AttemptOptions, GatewayEndpoint
+    from cmb.runner import LaunchError, agent_keys, effective_options
+    from cmb.scheduler import (
+        SweepDir,
+        SweepStateError,
+        checked_plan,
+        condition_list,
+        load_spec,
+        name_list,
+        resolve_attempt_fn,
+        run_sweep,
+        run_with_runner,
+    )
 
     settings: CmbSettings = ctx.obj["settings"]
-    home = Path(settings.home)
-    if model is not None and agents is not None:
-        from cmb.agents import agents_need_gateway
-        from cmb.gateway import key_model_name
-
-        # An attempt key cannot hold '/', so the model rides in the agent name in its key form.
-
-        names = [a.strip() for a in agents.split(",") if a.strip()]
-        agents = ",".join(
-            f"{a}@{key_model_name(model)}" if "@" not in a and agents_need_gateway([a]) else a for a in names
-        )
-    elif model is not None:
+    home = settings.store.home
+    if model is not None and agents is None:
         raise click.UsageError("--model applies to the agents named with --agents")
+    if model is not None and agents is not None:
+        agents = ",".join(agent_keys(name_list(agents) or [], model))  # the model rides in the agent's key form
     try:
         if spec_file is None and resume and sweep_id and not any([agents, tasks, conditions, trials]):
             spec = SweepDir(home, sweep_id).stored_spec()  # resume with the spec the sweep was started with
@@ -186,21 +204,23 @@ def sweep_cmd(
                 concurrency=_concurrency(concurrency),
                 max_retries=max_retries,
             )
+    except LaunchError as exc:
+        raise click.UsageError(str(exc)) from None
     except (CatalogError, ValidationError, ValueError, SweepStateError) as exc:
         raise click.ClickException(str(exc)) from None
 
-    options = {k: v for k, v in {"image": image, "gateway_url": gateway_url}.items() if v}
-    options["manuals"] = str(settings.manuals)  # the driver's library; workers elsewhere fall back to theirs
-    for pair in attempt_options:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--attempt-option")
-        options[name.strip()] = value
+    given = AttemptOptions(
+        image=image, gateway=GatewayEndpoint(url=gateway_url), extra=_pairs(attempt_options, "--attempt-option")
+    )
     if submit_to:
         from cmb.scheduler._submit import submit_sweep
 
         extra = _runtime_args(
-            resume=resume, mlflow_uri=mlflow_uri, image=image, gateway_url=gateway_url, attempt_fn=attempt_fn
+            resume=resume,
+            mlflow_uri=mlflow_uri or settings.store.mlflow_uri,
+            image=image,
+            gateway_url=gateway_url or settings.gateway.url,
+            attempt_fn=attempt_fn,
         )
         for pair in attempt_options:
             extra += ["--attempt-option", pair]
@@ -209,33 +229,34 @@ def sweep_cmd(
             click.echo(json.dumps({"job_id": job_id, "status": status, "sweep": spec.name}))
         sys.exit(0 if status in (None, "SUCCEEDED") else 1)
 
+    options = effective_options(given, settings)
+    try:
+        runner = resolve_attempt_fn(attempt_fn) is run_with_runner
+        attempts = checked_plan(spec, settings, options, runner=runner)
+    except LaunchError as exc:  # an unknown name: refused before anything starts
+        raise click.UsageError(str(exc)) from None
+    except (KeyError, ValueError, TypeError, ImportError) as exc:
+        raise click.ClickException(str(exc.args[0]) if exc.args else str(exc)) from None
     if dry_run:
-        try:
-            attempts = plan(spec, Catalog.load(settings.root))
-        except (KeyError, ValueError) as exc:
-            raise click.ClickException(str(exc.args[0]) if exc.args else str(exc)) from None
         for a in attempts:
             click.echo(f"{a.key}  profile={a.profile.name} cpus={a.profile.cpus:g} limit={a.profile.time_limit_s}s")
         click.echo(f"{len(attempts)} attempts · spec hash {spec.spec_hash()}", err=True)
         return
 
-    from cmb.agents import agents_need_gateway
-    from cmb.gateway import sweep_gateway
-
+    needed = agents_need_gateway(spec.agents)
     try:
         # LLM agents get a gateway: the one configured, or one started in-process for the sweep.
-        with sweep_gateway(home, options, agents_need_gateway(spec.agents)) as options:
+        with sweep_gateway(home, options.gateway, needed, settings.gateway.config) as endpoint:
             summary = run_sweep(
                 spec,
-                home=home,
-                root=settings.root,
+                settings=settings,
                 resume=resume,
                 attempt_fn=attempt_fn,
                 executor="threads" if executor == "threads" else "ray",
                 address=address,
                 num_cpus=num_cpus,
                 mlflow_uri=mlflow_uri,
-                options=options,
+                options=options.model_copy(update={"gateway": endpoint}),
                 progress=progress,
             )
     except (SweepStateError, KeyError, ValueError) as exc:
@@ -259,11 +280,7 @@ def sweep_cmd(
 @cli.command("mlflow-sync")
 @click.argument("sweep_id")
 @click.option(
-    "--mlflow-uri",
-    default=None,
-    envvar="CMB_MLFLOW_URI",
-    show_envvar=True,
-    help="MLflow tracking URI; default: sqlite CMB_HOME/mlflow.db.",
+    "--mlflow-uri", default=None, help="MLflow tracking URI; default: CMB_MLFLOW_URI, else sqlite CMB_HOME/mlflow.db."
 )
 @click.pass_context
 def mlflow_sync_cmd(ctx: click.Context, sweep_id: str, mlflow_uri: str | None) -> None:
@@ -272,7 +289,9 @@ def mlflow_sync_cmd(ctx: click.Context, sweep_id: str, mlflow_uri: str | None) -
     from cmb.scheduler import SweepDir, SweepStateError, mlflow_config
     from cmb.store import MlflowConfig, MlflowMirror, ParquetStore, default_tracking_uri
 
-    home = Path(ctx.obj["settings"].home)
+    settings: CmbSettings = ctx.obj["settings"]
+    home = settings.store.home
+    mlflow_uri = mlflow_uri or settings.store.mlflow_uri
     store = ParquetStore(home / "results")
     if sweep_id not in store.sweeps():
         raise click.ClickException(f"no results for sweep {sweep_id!r} under {home / 'results'}")
@@ -297,6 +316,7 @@ def compact_cmd(ctx: click.Context, sweep_id: str) -> None:
     """Fold a sweep's per-attempt Parquet files into one per table, dropping superseded rows."""
     from cmb.store import ParquetStore
 
-    store = ParquetStore(Path(ctx.obj["settings"].home) / "results")
+    settings: CmbSettings = ctx.obj["settings"]
+    store = ParquetStore(settings.store.home / "results")
     files, rows = store.compact(sweep_id)
     click.echo(f"{sweep_id}: {files} files -> 1, {rows} attempts")

@@ -15,7 +15,7 @@ import logging
 import random
 import time
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 import aiohttp
 from aiohttp import web
@@ -25,6 +25,7 @@ from cmb.gateway._prices import PriceTable
 from cmb.gateway._sse import iter_sse
 from cmb.gateway._state import AttemptState, Registry
 from cmb.gateway.dialects import CHAT, DIALECTS, MESSAGES, Dialect, Route, route_for, upstream_error_message
+from cmb.models import model_key_form
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,7 @@ class RoutingError(Exception):
 
 def key_model_name(model: str) -> str:
     """`<upstream>/<model>` in the form an attempt key can hold (`codeact@<this>`): `<upstream>:<model %2F-quoted>`."""
-    prefix, sep, rest = model.partition("/")
-    return f"{prefix}:{quote(rest, safe='')}" if sep else model
+    return model_key_form(model)
 
 
 class Gateway:

@@ -1,16 +1,22 @@
-"""The check-type registry: a family module registers each of its check types here, once."""
+"""The check-type registry: a family module registers each of its check types here, once.
+
+cmb's families register when cmb.grading is imported; another package's family registers through an entry point
+of group `cmb.checks` naming a module (`my-code = "my_pkg.checks"`) whose import registers types `my-code.*`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from cmb.grading._submission import Submission
 from cmb.models import Check, Reference
+from cmb.plugins import CHECKS_GROUP, PluginRegistry
 
 
 class NoParams(BaseModel):
@@ -85,11 +91,15 @@ class CheckType:
     thresholds: tuple[str, ...] = ()
 
 
+def _types(group: str | None = None) -> PluginRegistry[CheckType]:
+    return PluginRegistry(group, "check type", _install if group else None)
+
+
 @dataclass
 class Registry:
     """Name -> check type."""
 
-    types: dict[str, CheckType] = field(default_factory=dict)
+    types: PluginRegistry[CheckType] = field(default_factory=_types)
 
     def register(
         self,
@@ -104,25 +114,29 @@ class Registry:
         family = name.split(".", 1)[0]
 
         def decorate(fn: CheckFn) -> CheckFn:
-            if name in self.types:
-                raise ValueError(f"check type {name!r} registered twice")
             doc = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
             unknown = [t for t in thresholds if t not in params.model_fields]
             if unknown:
                 raise ValueError(f"check type {name!r}: thresholds {unknown} are not params of {params.__name__}")
-            self.types[name] = CheckType(name, family, fn, params, needs_reference, numeric, doc, thresholds)
+            self.types.add(name, CheckType(name, family, fn, params, needs_reference, numeric, doc, thresholds))
             return fn
 
         return decorate
 
     def get(self, name: str) -> CheckType:
         """Look a type up; unknown names list the known ones."""
-        try:
-            return self.types[name]
-        except KeyError:
-            known = ", ".join(sorted(self.types))
-            raise KeyError(f"unknown check type {name!r}; known types: {known}") from None
+        if name not in self.types:
+            raise self.types.unknown(name)
+        return self.types[name]
 
 
-REGISTRY = Registry()
+def _install(family: str, loaded: object) -> None:
+    """An entry point of group cmb.checks names a module whose import registered the family's check types."""
+    if not isinstance(loaded, ModuleType):
+        raise TypeError(f"{loaded!r} is not a module (a check plugin names the module that registers its types)")
+    if not any(t.family == family for t in REGISTRY.types.values()):
+        raise ValueError(f"module {loaded.__name__} registered no check type named {family}.*")
+
+
+REGISTRY = Registry(_types(CHECKS_GROUP))
 register = REGISTRY.register

@@ -3,6 +3,7 @@
 from cmb.models._base import SCHEMA_VERSION, CmbModel
 from cmb.models._gateway import GatewayAccess
 from cmb.models._grader import Category, Check, GraderSpec, PartialCredit, Target, Tolerance
+from cmb.models._launch import ATTEMPT_OPTIONS_VERSION, AgentRef, AttemptOptions, GatewayEndpoint, model_key_form
 from cmb.models._quality import (
     Expect,
     FairnessCase,
@@ -14,13 +15,29 @@ from cmb.models._quality import (
 )
 from cmb.models._reference import Reference, ReferenceValue
 from cmb.models._report import CheckResult, GradeReport
-from cmb.models._run import FailureClass, PhaseTimings, RunKey, RunRecord, SweepSpec, Usage
+from cmb.models._run import (
+    RUN_RECORD_VERSION,
+    AuditFlags,
+    ExitReason,
+    FailureClass,
+    PhaseTimings,
+    RunKey,
+    RunRecord,
+    SweepSpec,
+    Usage,
+    upgrade_run_record,
+)
 from cmb.models._study import Citation, Cost, Precomputed, ReproductionCost, Step, StudySpec
 from cmb.models._task import DEFAULT_PROFILES, Condition, GivenInput, Kind, ResourceProfile, TaskSpec, WorkflowSpec
 
 __all__ = [
+    "ATTEMPT_OPTIONS_VERSION",
     "DEFAULT_PROFILES",
+    "RUN_RECORD_VERSION",
     "SCHEMA_VERSION",
+    "AgentRef",
+    "AttemptOptions",
+    "AuditFlags",
     "Category",
     "Check",
     "CheckResult",
@@ -28,11 +45,13 @@ __all__ = [
     "CmbModel",
     "Condition",
     "Cost",
+    "ExitReason",
     "Expect",
     "FailureClass",
     "FairnessCase",
     "FairnessSpec",
     "GatewayAccess",
+    "GatewayEndpoint",
     "GivenInput",
     "GradeReport",
     "GraderSpec",
@@ -58,4 +77,6 @@ __all__ = [
     "Tolerance",
     "Usage",
     "WorkflowSpec",
+    "model_key_form",
+    "upgrade_run_record",
 ]

@@ -13,9 +13,12 @@ from pydantic import Field, field_validator, model_validator
 
 from cmb.models._base import SCHEMA_VERSION, CmbModel
 from cmb.models._report import GradeReport
-from cmb.models._task import DEFAULT_PROFILES, Condition, ResourceProfile
+from cmb.models._task import DEFAULT_PROFILES, Condition, Kind, ResourceProfile
 
 _KEY_PART_FORBIDDEN = set("/\\\0") | {" "}
+
+# 2: typed exit reason, kind and audit flags (version 1 records are upgraded on read)
+RUN_RECORD_VERSION = 2
 
 
 class FailureClass(StrEnum):
@@ -26,6 +29,53 @@ class FailureClass(StrEnum):
     FORMAT = "operational/format"
     SOFTWARE = "operational/software"
     SCIENTIFIC = "scientific"
+
+
+class ExitReason(StrEnum):
+    """How an attempt ended, as the runner decides it (the failure class says whose fault it was)."""
+
+    COMPLETED = "completed"  # the agent's program exited 0
+    AGENT_ERROR = "agent-error"  # it exited non-zero, or never ran
+    TIME_LIMIT = "time-limit"  # stopped at the time limit
+    MEMORY_LIMIT = "memory-limit"  # killed for memory
+    DISK_LIMIT = "disk-limit"  # killed for filling its workspace
+    AUDIT_FAILED = "audit-failed"  # graded as passing, but the execution record does not support the pass
+    INFRASTRUCTURE = "infrastructure"  # the sandbox or the harness failed
+    GRADER_ERROR = "grader-error"  # the grader or its reference is broken
+    SANDBOX_NOT_ISOLATED = "sandbox-not-isolated"  # the sandbox reached a network it must not
+
+
+class AuditFlags(CmbModel):
+    """The execution audit's verdicts; the audit passes only when every one holds."""
+
+    log_intact: bool = Field(description="The signed code-invocation log verifies, no segment missing")
+    code_invoked: bool = Field(description="Every required code has a successful recorded call")
+    job_done: bool = Field(description="Those calls, and their output files, carry the code's completion marker")
+    wallclock_ok: bool = Field(description="Each call took at least the code's floor, inside its command")
+    network_isolated: bool = Field(description="The sandbox reached nothing but the gateway")
+
+    @property
+    def passed(self) -> bool:
+        """Whether every flag holds."""
+        return all(self.model_dump().values())
+
+
+def upgrade_run_record(data: dict[str, Any]) -> dict[str, Any]:
+    """A version 1 record (exit reason as free text, audit flags as a dict) in the current shape.
+
+    Version 1 wrote `{}` for an attempt that never reached the audit, and every flag otherwise. An exit reason
+    outside ExitReason (version 1 did not enforce one) becomes `infrastructure` on an infrastructure record and
+    `agent-error` on any other.
+    """
+    data = {**data, "version": RUN_RECORD_VERSION}
+    flags = data.get("audit_flags")
+    if isinstance(flags, dict):
+        data["audit_flags"] = {name: bool(flags.get(name)) for name in AuditFlags.model_fields} if flags else None
+    reason = data.get("exit_reason")
+    if reason not in {r.value for r in ExitReason}:
+        infrastructure = data.get("failure_class") == FailureClass.INFRASTRUCTURE.value
+        data["exit_reason"] = ExitReason.INFRASTRUCTURE if infrastructure else ExitReason.AGENT_ERROR
+    return data
 
 
 class RunKey(CmbModel):
@@ -95,13 +145,13 @@ class Usage(CmbModel):
 class RunRecord(CmbModel):
     """Everything known about one finished attempt."""
 
-    version: int = SCHEMA_VERSION
+    version: int = RUN_RECORD_VERSION
     key: RunKey
     study: str
-    kind: str
+    kind: Kind
     started_at: datetime
     finished_at: datetime
-    exit_reason: str = Field(description="completed, time-limit, error, infrastructure ...")
+    exit_reason: ExitReason = Field(description="How the attempt ended")
     retries: int = Field(default=0, ge=0, description="Infrastructure retries before this record")
     timings: PhaseTimings = Field(default_factory=PhaseTimings)
     usage: Usage = Field(default_factory=Usage)
@@ -120,9 +170,7 @@ class RunRecord(CmbModel):
     # added with the attempt runner; defaults keep older records loadable
     backend: str | None = Field(default=None, description="Sandbox backend the attempt ran on")
     sandbox_warnings: list[str] = Field(default_factory=list, description="Degraded isolation, skipped files ...")
-    audit_flags: dict[str, bool] = Field(
-        default_factory=dict, description="log_intact, code_invoked, job_done, wallclock_ok, network_isolated"
-    )
+    audit_flags: AuditFlags | None = Field(default=None, description="None when the attempt never reached the audit")
     agent_exit_code: int | None = Field(default=None, description="Exit status of the agent program")
     agent_seconds: float | None = Field(default=None, ge=0, description="Wall-clock seconds of the agent phase")
     agent_steps: int | None = Field(default=None, description="Steps the agent reported or replayed")
@@ -132,6 +180,13 @@ class RunRecord(CmbModel):
     code_calls: int = Field(default=0, ge=0, description="Verified calls of wrapped simulation codes")
     submitted_files: list[str] = Field(default_factory=list, description="Answer files collected for grading")
     error: str | None = Field(default=None, description="Infrastructure, grader or adapter error, if any")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("version", RUN_RECORD_VERSION) < RUN_RECORD_VERSION:
+            return upgrade_run_record(data)
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> RunRecord:

@@ -1,4 +1,4 @@
-"""One attempt's lifecycle: stage, sandbox, supervised agent, collect, audit, grade, RunRecord."""
+"""One attempt's lifecycle: stage, sandbox, supervised agent, collect, audit, grade, RunRecord; and its launch."""
 
 from cmb.runner._artifacts import artifacts_path, write_atomic
 from cmb.runner._attempt import RunOptions, fetch_into, resolve_profile, run_attempt, time_notice
@@ -13,6 +13,20 @@ from cmb.runner._codelog import (
     code_table,
     verify_log,
 )
+from cmb.runner._launch import Launch, effective_options, launch, preflight, prepare
+from cmb.runner._resolve import (
+    LaunchError,
+    UnknownNameError,
+    agent_keys,
+    backend_class,
+    check_backend,
+    check_check_types,
+    find_task,
+    parse_condition,
+    register_user_agents,
+    resolve_agent,
+    select_tasks,
+)
 from cmb.runner._usage import usage_from_report
 
 __all__ = [
@@ -22,16 +36,32 @@ __all__ = [
     "CodeInfo",
     "CodeTable",
     "KeyRing",
+    "Launch",
+    "LaunchError",
     "LogVerdict",
     "NetworkProbe",
     "RunOptions",
     "SegmentHead",
+    "UnknownNameError",
+    "agent_keys",
     "artifacts_path",
     "audit",
+    "backend_class",
+    "check_backend",
+    "check_check_types",
     "code_table",
+    "effective_options",
     "fetch_into",
+    "find_task",
+    "launch",
+    "parse_condition",
+    "preflight",
+    "prepare",
+    "register_user_agents",
+    "resolve_agent",
     "resolve_profile",
     "run_attempt",
+    "select_tasks",
     "time_notice",
     "usage_from_report",
     "verify_log",

@@ -25,6 +25,7 @@ from cmb.manuals import MOUNT_POINT, read_manifest
 from cmb.models import (
     DEFAULT_PROFILES,
     Category,
+    ExitReason,
     FailureClass,
     GradeReport,
     PhaseTimings,
@@ -39,6 +40,7 @@ from cmb.runner._codelog import KeyRing, accept_head, code_table, parse_heads, v
 from cmb.runner._supervise import CODES_NAME, HEAD_PREFIX, LOG_NAME, WRAPPER_NAME
 from cmb.runner._usage import usage_from_report
 from cmb.sandbox import ExecResult, Sandbox, SandboxError, SandboxSpec
+from cmb.settings import DEFAULT_IMAGE
 
 WORK_DIR = "work"
 HOME_DIR = ".agent"
@@ -62,7 +64,7 @@ class RunOptions:
     """How to run an attempt, beyond the task and the agent."""
 
     home: Path = Path("cmb-data")
-    image: str = "cmb-agent:full"
+    image: str = DEFAULT_IMAGE
     gateway: GatewayAccess = field(default_factory=GatewayAccess)
     profiles: dict[str, ResourceProfile] = field(default_factory=dict)  # overrides of DEFAULT_PROFILES by name
     time_limit_s: int | None = None  # overrides the task's and the profile's
@@ -393,6 +395,7 @@ def run_attempt(
                     env=_base_env(),
                     gateway_url=options.gateway.base_url,
                     readonly_mounts=mounts,
+                    hidden=(entry.root,),  # the suite root: references/ and graders/
                 )
                 sandbox = backend(spec)
                 if mounts_warning is not None:
@@ -607,23 +610,24 @@ def _collect_log(sandbox: Sandbox, paths: SandboxPaths, tmp: Path) -> tuple[str,
     return log_text, heads
 
 
-def _classify(state: _State, timed_out: bool, limit: str | None) -> tuple[bool, FailureClass | None, str]:
+def _classify(state: _State, timed_out: bool, limit: ExitReason | None) -> tuple[bool, FailureClass | None, ExitReason]:
     """passed, failure class, exit reason: infrastructure, time limit, then the grade; a failed audit voids a pass."""
     outcome = state.outcome
     if state.infra_error is not None:
-        return False, FailureClass.INFRASTRUCTURE, "infrastructure"
+        return False, FailureClass.INFRASTRUCTURE, ExitReason.INFRASTRUCTURE
     if state.grader_error is not None or state.report is None:
-        return False, FailureClass.INFRASTRUCTURE, "grader-error"
+        return False, FailureClass.INFRASTRUCTURE, ExitReason.GRADER_ERROR
     assert state.audit is not None
-    if not state.audit.flags.get("network_isolated", False):
-        return False, FailureClass.INFRASTRUCTURE, "sandbox-not-isolated"
+    if not state.audit.flags.network_isolated:
+        return False, FailureClass.INFRASTRUCTURE, ExitReason.SANDBOX_NOT_ISOLATED
     if timed_out:
-        return False, FailureClass.TIME_LIMIT, "time-limit"
-    reason = limit or ("completed" if outcome is not None and outcome.exit_code == 0 else "agent-error")
+        return False, FailureClass.TIME_LIMIT, ExitReason.TIME_LIMIT
+    exited = ExitReason.COMPLETED if outcome is not None and outcome.exit_code == 0 else ExitReason.AGENT_ERROR
+    reason = limit or exited
     if state.report.passed:
         if state.audit.passed:
             return True, None, reason
-        return False, FailureClass.SOFTWARE, "audit-failed"  # a pass the execution record does not support
+        return False, FailureClass.SOFTWARE, ExitReason.AUDIT_FAILED  # a pass the execution record does not support
     if limit is not None:  # killed for memory or disk: the agent's run broke, whatever it left behind
         return False, FailureClass.SOFTWARE, reason
     category = state.report.failure_category or Category.FORMAT
@@ -645,9 +649,9 @@ def _record(
     timed_out = bool(outcome and outcome.timed_out)
     limit = None
     if outcome is not None and outcome.oom_killed:
-        limit = "memory-limit"
+        limit = ExitReason.MEMORY_LIMIT
     elif outcome is not None and outcome.disk_exceeded:
-        limit = "disk-limit"
+        limit = ExitReason.DISK_LIMIT
     passed, failure, reason = _classify(state, timed_out, limit)
     raw = state.report.score if state.report is not None else 0.0
     valid = state.audit is not None and state.audit.passed and not timed_out and failure != FailureClass.INFRASTRUCTURE
@@ -671,7 +675,7 @@ def _record(
     return RunRecord(
         key=key,
         study=entry.spec.study,
-        kind=entry.spec.kind.value,
+        kind=entry.spec.kind,
         started_at=started_at,
         finished_at=max(datetime.now(UTC), started_at),
         exit_reason=reason,
@@ -688,7 +692,7 @@ def _record(
         grade=state.report,
         audit_passed=state.audit.passed if state.audit is not None else False,
         audit_messages=messages,
-        audit_flags=state.audit.flags if state.audit is not None else {},
+        audit_flags=state.audit.flags if state.audit is not None else None,
         raw_score=raw,
         gated_score=raw if valid else 0.0,
         passed=passed,

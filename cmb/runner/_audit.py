@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from cmb.models import CmbModel
+from cmb.models import AuditFlags, CmbModel
 from cmb.runner._codelog import CodeCall, CodeTable, LogVerdict, SegmentHead
 
 SIGNATURE_WINDOW = 64 * 1024
@@ -38,7 +38,7 @@ class AuditReport(CmbModel):
     """Flags, messages and the verified calls the audit looked at."""
 
     passed: bool
-    flags: dict[str, bool]
+    flags: AuditFlags
     messages: list[str] = Field(default_factory=list)
     calls: list[CodeCall] = Field(default_factory=list)
 
@@ -98,8 +98,6 @@ def _scan_outputs(inp: AuditInput, messages: list[str]) -> bool:
 def audit(inp: AuditInput) -> AuditReport:
     """Compute the flags; the audit passes only when every flag holds."""
     messages = list(inp.verdict.problems)
-    flags: dict[str, bool] = {"log_intact": inp.verdict.intact}
-
     invoked = True
     done = True
     plausible = True
@@ -126,15 +124,18 @@ def audit(inp: AuditInput) -> AuditReport:
                 messages.append(f"wallclock: call {c.seg}/{c.seq} lies outside its supervised command")
     if inp.required_codes:
         done = _scan_outputs(inp, messages) and done
-    flags["code_invoked"] = invoked
-    flags["job_done"] = done
-    flags["wallclock_ok"] = plausible
-    flags["network_isolated"] = inp.network.isolated
+    flags = AuditFlags(
+        log_intact=inp.verdict.intact,
+        code_invoked=invoked,
+        job_done=done,
+        wallclock_ok=plausible,
+        network_isolated=inp.network.isolated,
+    )
     if not inp.network.ran:
         messages.append(f"network: the isolation probe did not run ({inp.network.error})")
     elif inp.network.reached:
         messages.append(f"network: the sandbox reached {', '.join(inp.network.reached)}")
-    return AuditReport(passed=all(flags.values()), flags=flags, messages=messages, calls=inp.verdict.calls)
+    return AuditReport(passed=flags.passed, flags=flags, messages=messages, calls=inp.verdict.calls)
 
 
 def _marker(table: CodeTable, call: CodeCall) -> str | None:

@@ -1,33 +1,41 @@
-"""Sandboxes: one interface, one module per backend, registered by name."""
-
-from importlib import import_module
+"""Sandboxes: one interface, one module per backend, registered by name (others through entry points)."""
 
 from cmb.sandbox._base import (
+    AUTO,
     BACKENDS,
     THREAD_VARS,
+    BackendInfo,
     ExecResult,
     Sandbox,
     SandboxError,
     SandboxSpec,
+    backend_choices,
+    backend_infos,
     cleanup_orphans,
     get_backend,
     register_backend,
+    resolve_backend,
 )
-
-BACKEND_MODULES = ("local", "docker", "kubernetes")
-
-for _name in BACKEND_MODULES:
-    import_module(f"cmb.sandbox._{_name}")
+from cmb.sandbox._docker import DockerSandbox
+from cmb.sandbox._kubernetes import KubernetesSandbox
+from cmb.sandbox._local import LocalSandbox
 
 __all__ = [
+    "AUTO",
     "BACKENDS",
-    "BACKEND_MODULES",
     "THREAD_VARS",
+    "BackendInfo",
+    "DockerSandbox",
     "ExecResult",
+    "KubernetesSandbox",
+    "LocalSandbox",
     "Sandbox",
     "SandboxError",
     "SandboxSpec",
+    "backend_choices",
+    "backend_infos",
     "cleanup_orphans",
     "get_backend",
     "register_backend",
+    "resolve_backend",
 ]

@@ -7,9 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from cmb.models import ResourceProfile
+from cmb.plugins import BACKENDS_GROUP, PluginRegistry
+from cmb.settings import DEFAULT_IMAGE
+
+if TYPE_CHECKING:
+    from cmb.settings import CmbSettings
 
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -31,11 +36,12 @@ class SandboxSpec:
 
     name: str
     profile: ResourceProfile
-    image: str = "cmb-agent:full"  # deploy/image: build-local.sh full (no registry) or the Dockerfile
+    image: str = DEFAULT_IMAGE  # deploy/image: build-local.sh full (no registry) or the Dockerfile
     env: dict[str, str] = field(default_factory=dict)
     workdir: str = "/workspace"
     gateway_url: str | None = None  # the only destination the sandbox may reach; None = no network at all
     readonly_mounts: dict[str, Path] = field(default_factory=dict)  # sandbox path -> host path (manuals)
+    hidden: tuple[Path, ...] = ()  # host folders never shown inside, even under a bound one (the suite root)
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,11 @@ class Sandbox(ABC):
         self.warnings: list[str] = []
         # False when the backend had to run without its isolation layer (the local backend without bubblewrap).
         self.isolated: bool = True
+
+    @classmethod
+    def configured(cls, settings: CmbSettings) -> type[Sandbox]:
+        """The backend as the settings configure it; a backend with settings of its own binds them here."""
+        return cls
 
     @classmethod
     def available(cls) -> str | None:
@@ -122,17 +133,25 @@ class Sandbox(ABC):
         self.teardown()
 
 
-BACKENDS: dict[str, type[Sandbox]] = {}
+def _install(name: str, loaded: object) -> None:
+    """An entry point of group cmb.backends names a Sandbox subclass; its import may register it."""
+    if BACKENDS.get(name) is loaded:
+        return
+    if not (isinstance(loaded, type) and issubclass(loaded, Sandbox)):
+        raise TypeError(f"{loaded!r} is not a Sandbox subclass")
+    register_backend(name)(loaded)
+
+
+BACKENDS: PluginRegistry[type[Sandbox]] = PluginRegistry(BACKENDS_GROUP, "sandbox backend", _install)
+AUTO = "auto"  # not a backend: docker when a daemon answers, else local
 
 
 def register_backend(name: str) -> Callable[[type[Sandbox]], type[Sandbox]]:
     """Class decorator adding a backend to the registry under `name`."""
 
     def decorate(cls: type[Sandbox]) -> type[Sandbox]:
-        if name in BACKENDS:
-            raise ValueError(f"sandbox backend {name!r} registered twice")
+        BACKENDS.add(name, cls)
         cls.backend = name
-        BACKENDS[name] = cls
         return cls
 
     return decorate
@@ -140,12 +159,46 @@ def register_backend(name: str) -> Callable[[type[Sandbox]], type[Sandbox]]:
 
 def get_backend(name: str) -> type[Sandbox]:
     """A backend class by name; unknown names list the known ones."""
-    try:
-        return BACKENDS[name]
-    except KeyError:
-        raise KeyError(f"unknown sandbox backend {name!r}; known: {sorted(BACKENDS)}") from None
+    if name not in BACKENDS:
+        raise BACKENDS.unknown(name)
+    return BACKENDS[name]
 
 
-def cleanup_orphans() -> dict[str, list[str]]:
+def resolve_backend(name: str) -> str:
+    """A registered backend's name as given; `auto`: docker when a daemon answers, else local."""
+    if name != AUTO:
+        get_backend(name)
+        return name
+    docker = BACKENDS.get("docker")
+    return "docker" if docker is not None and docker.available() is None else "local"
+
+
+def backend_choices() -> list[str]:
+    """What a `--backend` option accepts: `auto` and every registered backend."""
+    return [AUTO, *sorted(BACKENDS)]
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """What `cmb backends list` shows of one registered backend."""
+
+    name: str
+    origin: str
+    unavailable: str | None  # None when it can run here, else why not
+    description: str
+
+
+def backend_infos(settings: CmbSettings) -> list[BackendInfo]:
+    """Every registered backend, by name, with whether it can run here under these settings."""
+    infos = []
+    for name in sorted(BACKENDS):
+        cls = BACKENDS[name]
+        doc = (cls.__doc__ or "").strip().split("\n", 1)[0]
+        infos.append(BackendInfo(name, BACKENDS.origin(name), cls.configured(settings).available(), doc))
+    return infos
+
+
+def cleanup_orphans(settings: CmbSettings) -> dict[str, list[str]]:
     """Remove what sandboxes of every available backend left behind; run it when no harness is running."""
-    return {name: cls.cleanup_orphans() for name, cls in BACKENDS.items() if cls.available() is None}
+    backends = [cls.configured(settings) for cls in BACKENDS.values()]
+    return {cls.backend: cls.cleanup_orphans() for cls in backends if cls.available() is None}

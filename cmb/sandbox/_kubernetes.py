@@ -43,6 +43,7 @@ from typing import Any, ClassVar, TypeVar
 
 from cmb.sandbox._base import ExecResult, Sandbox, SandboxError, SandboxSpec, register_backend
 from cmb.sandbox._files import extract_tar, relative_parts
+from cmb.settings import CmbSettings, KubernetesSettings
 
 log = logging.getLogger(__name__)
 
@@ -99,50 +100,6 @@ INFRA_POD_REASONS = {"Evicted", "NodeLost", "Preempting", "Shutdown", "Terminate
 T = TypeVar("T")
 
 
-def _env_float(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    return float(value) if value else default
-
-
-@dataclass(frozen=True)
-class KubeSettings:
-    """Cluster-side choices, from CMB_K8S_* environment variables (see deploy/k8s for the matching objects)."""
-
-    namespace: str = "cmb-agents"
-    context: str | None = None
-    schedule_timeout_s: float = 900.0  # long enough for the cluster autoscaler to add a node
-    start_timeout_s: float = 600.0  # image pulls included
-    ttl_s: int = 600
-    priority_single: str | None = "cmb-single"
-    priority_workflow: str | None = "cmb-workflow"
-    workflow_pool: str = "workflow"
-    pull_policy: str = "IfNotPresent"
-    service_account: str | None = "cmb-agent"  # exists with automountServiceAccountToken: false (deploy/k8s)
-    files_cpu: str = "100m"
-    files_memory: str = "128Mi"
-    tmp_gib: float = 1.0
-    poll_s: float = 20.0  # length of one long-polling exec
-    lifetime_factor: float = 2.0  # the pod's deadline: this times the time limit, plus an hour for setup and collection
-
-    @classmethod
-    def from_env(cls) -> KubeSettings:
-        """Settings from the environment (unset = default)."""
-        env = os.environ
-        return cls(
-            namespace=env.get("CMB_K8S_NAMESPACE", cls.namespace),
-            context=env.get("CMB_K8S_CONTEXT") or None,
-            schedule_timeout_s=_env_float("CMB_K8S_SCHEDULE_TIMEOUT_S", cls.schedule_timeout_s),
-            start_timeout_s=_env_float("CMB_K8S_START_TIMEOUT_S", cls.start_timeout_s),
-            ttl_s=int(_env_float("CMB_K8S_TTL_S", cls.ttl_s)),
-            priority_single=env.get("CMB_K8S_PRIORITY_SINGLE", cls.priority_single) or None,
-            priority_workflow=env.get("CMB_K8S_PRIORITY_WORKFLOW", cls.priority_workflow) or None,
-            workflow_pool=env.get("CMB_K8S_WORKFLOW_POOL", cls.workflow_pool),
-            pull_policy=env.get("CMB_K8S_PULL_POLICY", cls.pull_policy),
-            service_account=env.get("CMB_K8S_SERVICE_ACCOUNT", cls.service_account) or None,
-            poll_s=_env_float("CMB_K8S_POLL_S", cls.poll_s),
-        )
-
-
 # -- the Job -----------------------------------------------------------------------------------------------------
 
 
@@ -184,7 +141,7 @@ def container_env(spec: SandboxSpec, gateway_url: str | None) -> dict[str, str]:
     return env
 
 
-def job_manifest(spec: SandboxSpec, settings: KubeSettings) -> Any:
+def job_manifest(spec: SandboxSpec, settings: KubernetesSettings) -> Any:
     """The V1Job of one sandbox (a kubernetes.client model)."""
     from kubernetes import client as k
 
@@ -548,18 +505,18 @@ def _api_client(context: str | None) -> Any:
 class KubernetesSandbox(Sandbox):
     """A Job in the cluster; commands run through the exec API."""
 
-    settings_override: ClassVar[KubeSettings | None] = None  # tests pin settings here; else CMB_K8S_* variables
-
-    @classmethod
-    def current_settings(cls) -> KubeSettings:
-        """The settings in force."""
-        return cls.settings_override or KubeSettings.from_env()
+    kube: ClassVar[KubernetesSettings] = KubernetesSettings()  # the defaults; `configured` binds the effective ones
 
     host_mounts = False  # pods read the manuals the image carries (deploy/image builds them in)
 
+    @classmethod
+    def configured(cls, settings: CmbSettings) -> type[Sandbox]:
+        """The backend bound to the kubernetes section of the settings."""
+        return type(cls.__name__, (cls,), {"kube": settings.kubernetes, "__doc__": cls.__doc__})
+
     def __init__(self, spec: SandboxSpec) -> None:
         super().__init__(spec)
-        self.settings = self.current_settings()
+        self.settings = self.kube
         self.pod_name: str | None = None
         self.attached = False
         self._watch: PodWatch | None = None
@@ -575,7 +532,7 @@ class KubernetesSandbox(Sandbox):
         except ImportError:
             return "the kubernetes client is not installed (pip install kubernetes)"
         try:
-            client_configuration(cls.current_settings().context)
+            client_configuration(cls.kube.context)
         except Exception as exc:
             return f"no cluster configuration: {exc}"
         return None
@@ -694,7 +651,7 @@ class KubernetesSandbox(Sandbox):
         """Delete cmb's agent Jobs matching an extra label selector (e.g. a sweep's); returns their names."""
         from kubernetes import client as k
 
-        settings = cls.current_settings()
+        settings = cls.kube
         batch = k.BatchV1Api(_api_client(settings.context))
         base = f"{MANAGED_BY}=cmb,{ROLE}=agent"
         jobs = batch.list_namespaced_job(settings.namespace, label_selector=f"{base},{selector}".rstrip(","))

@@ -46,14 +46,9 @@ def _default_base() -> Path:
     return Path(tempfile.gettempdir()) / "cmb-sandboxes"
 
 
-def _hidden_roots() -> list[Path]:
-    """Folders the agent must never see: the suite root (references/, graders/) and the harness checkout."""
-    roots = {Path(__file__).resolve().parents[2]}
-    with contextlib.suppress(Exception):  # settings may be unreadable; the checkout is still masked
-        from cmb.settings import CmbSettings
-
-        roots.add(CmbSettings().root.resolve())
-    return sorted(roots)
+def _hidden_roots(spec: SandboxSpec) -> list[Path]:
+    """Folders the agent must never see: the harness checkout and what the spec hides (the suite root)."""
+    return sorted({Path(__file__).resolve().parents[2], *(p.resolve() for p in spec.hidden)})
 
 
 @register_backend("local")
@@ -335,7 +330,7 @@ class LocalSandbox(Sandbox):
             args += ["--ro-bind", str(host), target]
         # Mask the checkout wherever a bind exposes it (a venv inside it stays visible: it is re-bound below).
         remount: list[str] = []
-        for hidden in _hidden_roots():
+        for hidden in _hidden_roots(self.spec):
             if any(hidden.is_relative_to(b) for b in bound):
                 args += ["--tmpfs", str(hidden)]
                 for b in bound:

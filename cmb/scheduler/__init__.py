@@ -18,7 +18,7 @@ from cmb.scheduler._attempt import (
 from cmb.scheduler._driver import Executor, SlotPolicy, SweepDriver, SweepSummary, backoff_s
 from cmb.scheduler._plan import Attempt, condition_list, load_spec, name_list, plan, priority
 from cmb.scheduler._progress import Progress, ProgressDisplay
-from cmb.scheduler._run import mlflow_config, resolve_backend, run_sweep
+from cmb.scheduler._run import checked_plan, mlflow_config, run_sweep
 from cmb.scheduler._sweepdir import SweepDir, SweepStateError
 from cmb.scheduler._threads import ThreadExecutor
 
@@ -38,6 +38,7 @@ __all__ = [
     "SweepSummary",
     "ThreadExecutor",
     "backoff_s",
+    "checked_plan",
     "condition_list",
     "execute",
     "infrastructure_record",
@@ -48,7 +49,6 @@ __all__ = [
     "plan",
     "priority",
     "resolve_attempt_fn",
-    "resolve_backend",
     "run_sweep",
     "run_with_runner",
 ]

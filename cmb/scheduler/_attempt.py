@@ -3,9 +3,9 @@
 It runs the attempt function, decides between retry and record, writes the record to the store (the truth) and
 mirrors it to MLflow (best effort).
 
-The attempt function is injectable: `(key, entry, context) -> RunRecord`. The default runs the real attempt
-lifecycle (cmb.runner); tests and benchmarks pass fast fakes. It must be importable by name (a module-level
-function), so Ray can ship it to launchers on other processes and nodes.
+The attempt function is injectable: `(key, entry, context) -> RunRecord`. The default launches the real attempt
+lifecycle exactly as `cmb run` does (cmb.runner.launch); tests and benchmarks pass fast fakes. It must be
+importable by name (a module-level function), so Ray can ship it to launchers on other processes and nodes.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ import importlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Literal
 
 from cmb import __version__
 from cmb.catalog import TaskEntry
-from cmb.models import FailureClass, ResourceProfile, RunKey, RunRecord
+from cmb.models import AttemptOptions, ExitReason, FailureClass, ResourceProfile, RunKey, RunRecord
 from cmb.scheduler._plan import Attempt
+from cmb.settings import CmbSettings
 from cmb.store import MlflowConfig, MlflowMirror, ResultStore
 
 log = logging.getLogger(__name__)
@@ -33,11 +33,10 @@ class AttemptContext:
     """Everything an attempt function needs beyond the key and the task."""
 
     profile: ResourceProfile
-    backend: str
-    home: Path
+    options: AttemptOptions  # the sweep's, with its backend resolved
+    settings: CmbSettings  # the driver's
     retry: int = 0  # 0 on the first launch; a retried launch reuses the key's deterministic sandbox name
     queued_at: datetime | None = None
-    options: dict[str, str] = field(default_factory=dict)  # image, gateway url, ... passed through to the runner
 
 
 AttemptFn = Callable[[RunKey, TaskEntry, AttemptContext], RunRecord]
@@ -51,10 +50,9 @@ class Job:
     retry: int
     max_retries: int
     spec_hash: str
-    backend: str
-    home: Path
+    options: AttemptOptions
+    settings: CmbSettings
     queued_at: datetime
-    options: dict[str, str] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -65,11 +63,10 @@ class Job:
         """The attempt function's context for this launch."""
         return AttemptContext(
             profile=self.attempt.profile,
-            backend=self.backend,
-            home=self.home,
+            options=self.options,
+            settings=self.settings,
             retry=self.retry,
             queued_at=self.queued_at,
-            options=dict(self.options),
         )
 
 
@@ -102,31 +99,12 @@ def resolve_attempt_fn(spec: str | None) -> AttemptFn:
 
 
 def run_with_runner(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecord:
-    """The default attempt function: the real lifecycle (stage, sandbox, agent, collect, audit, grade).
+    """The default attempt function: the real lifecycle, launched as `cmb run` launches it."""
+    from cmb.runner import launch
 
-    An agent named `name@model` is agent `name` driving `model` through the gateway.
-    """
-    from cmb.agents import get_agent
-    from cmb.gateway import attempt_access
-    from cmb.runner import RunOptions, run_attempt
-    from cmb.sandbox import get_backend
-    from cmb.settings import CmbSettings
-
-    name, _, model = key.agent.partition("@")
-    agent = get_agent(name, **({"model": model} if model else {}))
-    access, meter = attempt_access(ctx.options, key, model or None)
-    options = RunOptions(
-        home=ctx.home,
-        image=ctx.options.get("image") or RunOptions.image,
-        manuals=Path(ctx.options["manuals"]) if ctx.options.get("manuals") else CmbSettings().manuals,
-        gateway=access,
-        usage_meter=meter,
-        profiles={entry.spec.resources: ctx.profile},  # the condition's profile, under the name the task asks for
-        time_limit_s=ctx.profile.time_limit_s,
-        queued_at=ctx.queued_at,
-        retries=ctx.retry,
+    return launch(
+        key, entry, ctx.options, ctx.settings, profile=ctx.profile, retries=ctx.retry, queued_at=ctx.queued_at
     )
-    return run_attempt(key, entry, agent, get_backend(ctx.backend), options)
 
 
 def noop_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecord:
@@ -135,10 +113,10 @@ def noop_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecor
     return RunRecord(
         key=key,
         study=entry.spec.study,
-        kind=entry.spec.kind.value,
+        kind=entry.spec.kind,
         started_at=now,
         finished_at=now,
-        exit_reason="completed",
+        exit_reason=ExitReason.COMPLETED,
         retries=ctx.retry,
         resources=ctx.profile,
         raw_score=0.0,
@@ -167,10 +145,10 @@ def infrastructure_record(attempt: Attempt, started_at: datetime, retries: int, 
     return RunRecord(
         key=attempt.key,
         study=entry.spec.study,
-        kind=entry.spec.kind.value,
+        kind=entry.spec.kind,
         started_at=started_at,
         finished_at=max(started_at, datetime.now(UTC)),
-        exit_reason="infrastructure",
+        exit_reason=ExitReason.INFRASTRUCTURE,
         retries=retries,
         resources=attempt.profile,
         audit_passed=False,
@@ -229,7 +207,7 @@ def execute(job: Job, attempt_fn: AttemptFn, store: ResultStore, mirror: MlflowM
     record: RunRecord | None
     try:
         record = attempt_fn(job.attempt.key, job.attempt.entry, job.context())
-        error = None if record.failure_class is not FailureClass.INFRASTRUCTURE else record.exit_reason
+        error = None if record.failure_class is not FailureClass.INFRASTRUCTURE else record.exit_reason.value
     except Exception as exc:  # the harness or the sandbox failed: never the agent's doing
         record, error = None, f"{type(exc).__name__}: {exc}"
     seconds = time.monotonic() - t0

@@ -18,12 +18,13 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Protocol
 
+from cmb.models import AttemptOptions
 from cmb.scheduler._attempt import Job, Outcome, infrastructure_record, store_and_mirror
 from cmb.scheduler._plan import Attempt
 from cmb.scheduler._progress import Progress, ProgressDisplay
+from cmb.settings import CmbSettings
 from cmb.store import MlflowMirror, ResultStore, SyncReport
 
 log = logging.getLogger(__name__)
@@ -105,11 +106,10 @@ class SweepDriver:
         policy: SlotPolicy,
         max_retries: int,
         retry_backoff_s: float,
-        backend: str,
-        home: Path,
+        options: AttemptOptions,
+        settings: CmbSettings,
         total: int,
         skipped: int = 0,
-        options: dict[str, str] | None = None,
         mirror: Callable[[], MlflowMirror | None] | None = None,
         display: ProgressDisplay | None = None,
     ) -> None:
@@ -119,9 +119,8 @@ class SweepDriver:
         self.policy = policy
         self.max_retries = max_retries
         self.retry_backoff_s = retry_backoff_s
-        self.backend = backend
-        self.home = home
-        self.options = options or {}
+        self.options = options
+        self.settings = settings
         self.mirror = mirror or (lambda: None)
         self.progress = Progress(total=total, skipped=skipped)
         self.display = display or ProgressDisplay(self.progress, enabled=False)
@@ -151,10 +150,9 @@ class SweepDriver:
             retry=retry,
             max_retries=self.max_retries,
             spec_hash=self.spec_hash,
-            backend=self.backend,
-            home=self.home,
-            queued_at=queued_at,
             options=self.options,
+            settings=self.settings,
+            queued_at=queued_at,
         )
 
     # control ---------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import Any
 
 from cmb.catalog import Catalog, TaskEntry, load_model
 from cmb.models import Condition, ResourceProfile, RunKey, SweepSpec
+from cmb.runner import parse_condition, select_tasks
 
 DispatchKey = tuple[int, int, str, str, str]
 
@@ -59,10 +60,10 @@ def dispatch_key(
 def plan(spec: SweepSpec, catalog: Catalog) -> list[Attempt]:
     """Every attempt of the sweep, in dispatch order.
 
-    A condition applies only to entries of its kind (SF/SR to single tasks, WF/WR to workflows); a sweep with no
-    attempt at all is an error.
+    A condition applies only to entries of its kind (SF/SR to single tasks, WF/WR to workflows); an unknown task
+    or study, and a sweep with no attempt at all, are errors.
     """
-    entries = catalog.select(spec.tasks)
+    entries = select_tasks(catalog, spec.tasks)
     attempts: list[Attempt] = []
     for entry in entries:
         conditions = [c for c in spec.conditions if c.workflow == entry.is_workflow]
@@ -84,7 +85,7 @@ def condition_list(text: str | None) -> list[Condition] | None:
     """'SF,SR' -> [SF, SR]; None stays None."""
     if text is None:
         return None
-    return [Condition(part.strip().upper()) for part in text.split(",") if part.strip()]
+    return [parse_condition(part) for part in text.split(",") if part.strip()]
 
 
 def name_list(text: str | None) -> list[str] | None:

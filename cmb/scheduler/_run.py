@@ -12,13 +12,16 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from cmb.catalog import Catalog
-from cmb.models import SweepSpec
-from cmb.scheduler._attempt import AttemptFn, mirror_from, resolve_attempt_fn
+from cmb.models import AttemptOptions, SweepSpec
+from cmb.runner import preflight
+from cmb.sandbox import resolve_backend
+from cmb.scheduler._attempt import AttemptFn, mirror_from, resolve_attempt_fn, run_with_runner
 from cmb.scheduler._driver import Executor, SlotPolicy, SweepDriver, SweepSummary
-from cmb.scheduler._plan import plan
+from cmb.scheduler._plan import Attempt, plan
 from cmb.scheduler._progress import Progress, ProgressDisplay
 from cmb.scheduler._sweepdir import SweepDir
 from cmb.scheduler._threads import ThreadExecutor
+from cmb.settings import CmbSettings
 from cmb.store import MlflowConfig, MlflowMirror, ParquetStore, ResultStore, default_tracking_uri
 
 log = logging.getLogger(__name__)
@@ -26,17 +29,16 @@ log = logging.getLogger(__name__)
 ExecutorKind = Literal["ray", "threads"]
 
 
-def resolve_backend(name: str) -> str:
-    """'auto' -> docker when a daemon answers, else local; any other name must be a registered backend."""
-    from cmb.sandbox import get_backend
+def checked_plan(spec: SweepSpec, settings: CmbSettings, options: AttemptOptions, *, runner: bool) -> list[Attempt]:
+    """The sweep's attempts, once every name in it is known; else a LaunchError, before anything has started.
 
-    if name != "auto":
-        get_backend(name)
-        return name
-    try:
-        return "docker" if get_backend("docker").available() is None else "local"
-    except KeyError:
-        return "local"
+    Names checked: tasks and studies, the backend, the graders' check types, and the agents when the runner
+    launches them (a custom attempt function reads agent names its own way).
+    """
+    attempts = plan(spec, Catalog.load(settings.root))
+    entries = {a.entry.id: a.entry for a in attempts}.values()
+    preflight(spec.agents if runner else None, spec.backend, entries, options, settings)
+    return attempts
 
 
 def mlflow_config(spec: SweepSpec, home: Path, uri: str | None) -> MlflowConfig | None:
@@ -100,8 +102,7 @@ def _initialise_mirror(config: MlflowConfig | None, display: ProgressDisplay) ->
 def run_sweep(
     spec: SweepSpec,
     *,
-    home: Path,
-    root: Path,
+    settings: CmbSettings,
     resume: bool = False,
     store: ResultStore | None = None,
     attempt_fn: AttemptFn | str | None = None,
@@ -109,7 +110,7 @@ def run_sweep(
     address: str | None = None,
     num_cpus: int | None = None,
     mlflow_uri: str | None = None,
-    options: dict[str, str] | None = None,
+    options: AttemptOptions | None = None,
     per_launcher: int = 1,
     progress: bool = True,
     stream: TextIO | None = None,
@@ -119,12 +120,14 @@ def run_sweep(
     Attempts already in the store are skipped, so a resumed sweep neither loses nor repeats work; a resume with a
     changed spec is refused. Results are written by the launchers to the Parquet store under CMB_HOME/results and
     mirrored to MLflow; at the end the mirror is synchronised from Parquet, so nothing MLflow missed is lost.
+    Unknown names (agents, tasks, backend, check types) are refused before anything starts.
     """
-    home = Path(home)
+    home = settings.store.home
     fn = attempt_fn if callable(attempt_fn) else resolve_attempt_fn(attempt_fn)
-    catalog = Catalog.load(root)
-    attempts = plan(spec, catalog)
-    backend = resolve_backend(spec.backend)
+    options = options or AttemptOptions()
+    attempts = checked_plan(spec, settings, options, runner=fn is run_with_runner)
+    options = options.model_copy(update={"backend": resolve_backend(spec.backend)})
+    mlflow_uri = mlflow_uri if mlflow_uri is not None else settings.store.mlflow_uri
     sweep_dir = SweepDir(home, spec.name)
     sweep_dir.lock()
     started_ray = False
@@ -160,11 +163,10 @@ def run_sweep(
             policy=policy,
             max_retries=spec.max_retries,
             retry_backoff_s=spec.retry_backoff_s,
-            backend=backend,
-            home=home,
+            options=options,
+            settings=settings,
             total=len(attempts),
             skipped=skipped,
-            options=options,
             mirror=lambda: mirror_from(config),
             display=display,
         )

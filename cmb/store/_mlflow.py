@@ -102,11 +102,11 @@ def attempt_tags(record: RunRecord, spec_hash: str | None) -> dict[str, str]:
         f"{TAG}model": record.usage.model or "",
         f"{TAG}task": key.task,
         f"{TAG}study": record.study,
-        f"{TAG}kind": record.kind,
+        f"{TAG}kind": record.kind.value,
         f"{TAG}condition": key.condition.value,
         f"{TAG}trial": str(key.trial),
         f"{TAG}failure_class": record.failure_class.value if record.failure_class else "",
-        f"{TAG}exit_reason": record.exit_reason,
+        f"{TAG}exit_reason": record.exit_reason.value,
         RUN_NAME_TAG: f"{key.agent}/{key.task}/{key.condition.value}/{key.trial}",
     }
     if spec_hash:

@@ -2,6 +2,10 @@
 
 Parquet is the source of truth; these explicit Arrow schemas are used on write and on read, and their version is
 stored in every row so an old file is never misread.
+
+Versions: 1, the first; 2, the same columns, with `record_json` holding a RunRecord of version 2 (typed exit
+reason, kind and audit flags). Version 1 rows read unchanged: their columns mean the same, and their records are
+upgraded when loaded.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import pyarrow as pa
 
 from cmb.models import RunRecord
 
-RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA_VERSION = 2
 
 RUNS_SCHEMA = pa.schema(
     [
@@ -104,12 +108,12 @@ def run_row(
         "model": usage.model,
         "task": key.task,
         "study": record.study,
-        "kind": record.kind,
+        "kind": record.kind.value,
         "condition": key.condition.value,
         "trial": key.trial,
         "started_at": record.started_at,
         "finished_at": record.finished_at,
-        "exit_reason": record.exit_reason,
+        "exit_reason": record.exit_reason.value,
         "retries": record.retries,
         "t_queue_s": t.queue,
         "t_setup_s": t.setup,

@@ -69,7 +69,7 @@ def test_agent_in_docker_passes_and_the_record_has_the_metered_usage(tmp_path, m
     monkeypatch.setenv(KEY_ENV, UPSTREAM_KEY)
     record, up, key = _attempt(tmp_path, agent, replies(), stream=stream)
     assert record.passed, (record.error, record.audit_messages, record.exit_reason)
-    assert record.backend == "docker" and record.audit_flags["network_isolated"]
+    assert record.backend == "docker" and record.audit_flags.network_isolated
     u = record.usage
     assert u.source == "gateway" and u.requests == 3 and up.remaining == 0
     assert all(bool(r.get("stream")) == stream for r in up.requests)

@@ -177,7 +177,7 @@ def test_a_user_adds_an_agent_with_yaml_alone(tmp_path: Path) -> None:
         "    default_model: m1\n"
     )
     try:
-        assert load_user_agents(str(spec)) == ["my-agent"]
+        assert load_user_agents([spec]) == ["my-agent"]
         agent = get_agent("my-agent")
         assert isinstance(agent, ExternalAgent)
         argv, env = agent.command_line(StubContext())
@@ -191,4 +191,4 @@ def test_yaml_with_an_unknown_usage_parser_is_rejected(tmp_path: Path) -> None:
     spec = tmp_path / "agents.yaml"
     spec.write_text("agents:\n  x:\n    install: '-'\n    api: openai-chat\n    command: x\n    usage: nope\n")
     with pytest.raises(ValueError, match="unknown usage parser"):
-        load_user_agents(str(spec))
+        load_user_agents([spec])

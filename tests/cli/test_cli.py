@@ -110,3 +110,31 @@ def test_readme_task_table_is_the_generated_one() -> None:
     generated = _run("--root", str(REPO), "tasks", "list", "--markdown")
     assert generated.exit_code == 0, generated.output
     assert generated.output.strip() in (REPO / "README.md").read_text(), "regenerate the README's task table"
+
+
+def test_agents_backends_and_checks_list_what_is_registered():
+    agents = json.loads(_run("agents", "list", "--json").output)
+    by_name = {a["name"]: a for a in agents}
+    assert {"oracle", "null", "replay", "codeact", "react", "codex"} <= set(by_name)
+    assert by_name["codeact"]["needs_gateway"] and not by_name["null"]["needs_gateway"]
+    assert by_name["codex"]["origin"] == "cmb (external.yaml)" and by_name["oracle"]["origin"] == "cmb"
+    backends = {b["name"]: b for b in json.loads(_run("backends", "list", "--json").output)}
+    assert {"local", "docker", "kubernetes"} <= set(backends) and backends["local"]["origin"] == "cmb"
+    checks = {c["name"]: c for c in json.loads(_run("checks", "list", "--json").output)}
+    assert checks["numeric.scalar"]["family"] == "numeric" and "schema.fields" in checks
+    table = _run("checks", "list").output
+    assert table.splitlines()[0].split() == ["check", "type", "from", "params", "description"]
+
+
+def test_agents_list_includes_the_agents_files_of_the_settings(tmp_path):
+    spec = tmp_path / "agents.yaml"
+    spec.write_text("agents:\n  lab-cli:\n    description: Our lab's CLI.\n    install: '-'\n    api: openai-chat\n"
+                    "    command: lab-cli\n")  # fmt: skip
+    from cmb.agents import AGENTS
+
+    try:
+        res = CliRunner().invoke(cli, ["agents", "list"], env={"CMB_AGENTS_FILE": str(spec)})
+        line = next(line for line in res.output.splitlines() if line.startswith("lab-cli"))
+        assert str(spec) in line and "Our lab's CLI." in line
+    finally:
+        AGENTS.pop("lab-cli", None)

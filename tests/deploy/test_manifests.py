@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
-from cmb.sandbox._kubernetes import MIN_K8S, POOL, ROLE, WORKFLOW_TAINT, KubeSettings
+from cmb.sandbox._kubernetes import MIN_K8S, POOL, ROLE, WORKFLOW_TAINT
+from cmb.settings import KubernetesSettings
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")
 
@@ -141,7 +142,7 @@ def test_agents_reach_only_the_gateway_and_dns() -> None:
 def test_scheduler_rbac_covers_what_the_backend_calls() -> None:
     objects = kustomize_objects()
     role = next(r for r in by_kind(objects, "Role") if r["metadata"]["name"] == "cmb-scheduler")
-    assert role["metadata"]["namespace"] == KubeSettings().namespace
+    assert role["metadata"]["namespace"] == KubernetesSettings().namespace
     grants = {(res, verb) for rule in role["rules"] for res in rule["resources"] for verb in rule["verbs"]}
     needed = {("jobs", v) for v in ("create", "get", "list", "delete")} | {
         ("pods", v) for v in ("get", "list", "watch")
@@ -149,7 +150,7 @@ def test_scheduler_rbac_covers_what_the_backend_calls() -> None:
     assert needed | {("pods/exec", "create"), ("pods/exec", "get")} <= grants
     assert not any("*" in rule["verbs"] or "*" in rule["resources"] for rule in role["rules"])
     agent_sa = next(
-        s for s in by_kind(objects, "ServiceAccount") if s["metadata"]["name"] == KubeSettings().service_account
+        s for s in by_kind(objects, "ServiceAccount") if s["metadata"]["name"] == KubernetesSettings().service_account
     )
     assert agent_sa["automountServiceAccountToken"] is False
 
@@ -157,7 +158,7 @@ def test_scheduler_rbac_covers_what_the_backend_calls() -> None:
 def test_priority_classes_and_quota_match_the_backend() -> None:
     objects = kustomize_objects()
     classes = {p["metadata"]["name"]: p for p in by_kind(objects, "PriorityClass")}
-    settings = KubeSettings()
+    settings = KubernetesSettings()
     for name in (settings.priority_single, settings.priority_workflow):
         assert classes[name]["preemptionPolicy"] == "Never"  # an attempt never evicts another
     scopes = {q["metadata"]["name"]: q["spec"].get("scopeSelector") for q in by_kind(objects, "ResourceQuota")}
@@ -169,7 +170,7 @@ def test_node_pool_example_matches_the_backend() -> None:
     config = yaml.safe_load((K8S / "nodepools" / "eksctl.yaml").read_text())
     pools = {g["name"]: g for g in config["managedNodeGroups"]}
     workflow = pools["workflow"]
-    assert workflow["labels"] == {POOL: KubeSettings().workflow_pool}
+    assert workflow["labels"] == {POOL: KubernetesSettings().workflow_pool}
     assert workflow["taints"] == [{"key": WORKFLOW_TAINT, "value": "true", "effect": "NoSchedule"}]
     assert workflow["minSize"] == 0 and workflow["propagateASGTags"] is True
     assert workflow["tags"]["k8s.io/cluster-autoscaler/enabled"] == "true"

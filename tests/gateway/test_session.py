@@ -5,24 +5,23 @@ from __future__ import annotations
 import json
 
 from cmb.gateway import attempt_access, sweep_gateway
-from cmb.models import Condition, RunKey
+from cmb.models import Condition, GatewayEndpoint, RunKey
+from cmb.settings import CmbSettings
 from tests.gateway.helpers import CHAT, post
 
 KEY = RunKey(sweep="s", agent="codeact@test:gpt-4o-mini", task="t", condition=Condition.SF, trial=0)
 
 
-def test_sweep_gateway_is_started_only_when_needed_and_not_configured(tmp_path, monkeypatch):
-    monkeypatch.delenv("CMB_GATEWAY_CONFIG", raising=False)
-    monkeypatch.delenv("CMB_GATEWAY_ADMIN_KEY", raising=False)
-    with sweep_gateway(tmp_path, {"image": "x"}, needed=False) as options:
-        assert options == {"image": "x"}
-    with sweep_gateway(tmp_path, {"gateway_url": "http://gw:1"}, needed=True) as options:
-        assert options == {"gateway_url": "http://gw:1"}
-        access, meter = attempt_access(options, KEY, "openai:gpt-4o")
+def test_sweep_gateway_is_started_only_when_needed_and_not_configured(tmp_path):
+    with sweep_gateway(tmp_path, GatewayEndpoint(key="k"), needed=False) as endpoint:
+        assert endpoint == GatewayEndpoint(key="k")
+    with sweep_gateway(tmp_path, GatewayEndpoint(url="http://gw:1"), needed=True) as endpoint:
+        assert endpoint == GatewayEndpoint(url="http://gw:1")
+        access, meter = attempt_access(endpoint, KEY, "openai:gpt-4o")
         assert access.base_url == "http://gw:1" and access.api_key is None and meter is None
-    with sweep_gateway(tmp_path, {}, needed=True) as options:
-        assert options["gateway_url"].startswith("http://127.0.0.1:") and options["gateway_admin_key"]
-        status, _ = post(options["gateway_url"] + "/v1/chat/completions", CHAT, "not-a-token")
+    with sweep_gateway(tmp_path, GatewayEndpoint(), needed=True) as endpoint:
+        assert endpoint.url and endpoint.url.startswith("http://127.0.0.1:") and endpoint.admin_key
+        status, _ = post(endpoint.url + "/v1/chat/completions", CHAT, "not-a-token")
         assert status == 401
 
 
@@ -39,9 +38,10 @@ def test_attempt_access_issues_a_token_per_attempt_and_meters_it(stack, tmp_path
         )
     )
     monkeypatch.setenv("CMB_GATEWAY_CONFIG", str(config))
-    with sweep_gateway(tmp_path, {}, needed=True) as options:
-        access, meter = attempt_access(options, KEY, "test:gpt-4o-mini")
-        other, _ = attempt_access(options, KEY.model_copy(update={"trial": 1}), "test:gpt-4o-mini")
+    settings = CmbSettings()  # the config file named by CMB_GATEWAY_CONFIG
+    with sweep_gateway(tmp_path, GatewayEndpoint(), needed=True, config=settings.gateway.config) as endpoint:
+        access, meter = attempt_access(endpoint, KEY, "test:gpt-4o-mini")
+        other, _ = attempt_access(endpoint, KEY.model_copy(update={"trial": 1}), "test:gpt-4o-mini")
         assert access.api_key != other.api_key and access.model == "test:gpt-4o-mini"
         status, _ = post(f"{access.base_url}/v1/chat/completions", CHAT, access.api_key)
         assert status == 200 and up.requests[0]["model"] == "gpt-4o-mini"  # the ':' form routes like the '/' one
@@ -63,9 +63,14 @@ def test_model_names_with_slashes_survive_the_attempt_key(stack):
 
 
 def test_a_separately_served_gateway_is_used_with_the_admin_key_from_the_environment(stack, monkeypatch):
+    from cmb.models import AttemptOptions
+    from cmb.runner import effective_options
+
     up, gw = stack([{"content": "x", "usage": {"prompt": 5, "completion": 1}}])
     monkeypatch.setenv("CMB_GATEWAY_ADMIN_KEY", gw.admin_key)
-    access, meter = attempt_access({"gateway_url": gw.base_url}, KEY, "test:gpt-4o-mini")
+    monkeypatch.setenv("CMB_GATEWAY_URL", gw.base_url)
+    endpoint = effective_options(AttemptOptions(), CmbSettings()).gateway  # URL and admin key from the settings
+    access, meter = attempt_access(endpoint, KEY, "test:gpt-4o-mini")
     assert access.api_key and access.api_key.startswith("cmb-") and meter is not None
     assert post(f"{gw.base_url}/v1/chat/completions", CHAT, access.api_key)[0] == 200
     assert meter(KEY).input_tokens == 5

@@ -9,7 +9,7 @@ import pytest
 
 from cmb.agents import Agent, AgentContext, AgentOutcome, ReplayAgent, Run, WriteFile, get_agent
 from cmb.catalog import Catalog, TaskEntry
-from cmb.models import Condition, FailureClass, RunKey, RunRecord
+from cmb.models import AuditFlags, Condition, FailureClass, RunKey, RunRecord
 from cmb.runner import RunOptions, artifacts_path, run_attempt, time_notice
 from tests.runner._toy import ANSWER, honest_steps, install_fake_pw, key, path_with, write_suite
 from tests.runner.fake_sandbox import FakeSandbox
@@ -38,8 +38,8 @@ def test_oracle_passes_and_artifacts_are_complete(toy: TaskEntry, opts: RunOptio
     assert record.passed and record.failure_class is None, record.audit_messages
     assert record.raw_score == record.gated_score == 1.0
     assert (record.usage.model_cost_usd, record.usage.source) == (0.0, "no-model")  # no model called: $0
-    assert record.audit_flags == dict.fromkeys(
-        ["log_intact", "code_invoked", "job_done", "wallclock_ok", "network_isolated"], True
+    assert record.audit_flags == AuditFlags(
+        log_intact=True, code_invoked=True, job_done=True, wallclock_ok=True, network_isolated=True
     )
     assert record.code_calls >= 2  # pw.x and python3
     art = artifacts_path(opts.home, record.key)
@@ -64,7 +64,7 @@ def test_recall_writes_its_answers_and_runs_nothing(toy: TaskEntry, opts: RunOpt
     art = artifacts_path(opts.home, record.key)
     assert json.loads((art / "submission" / "answer.json").read_text()) == {"energy_ry": -15.85}
     assert record.raw_score == 1.0 and record.gated_score == 0.0 and not record.passed  # the audit voids it
-    assert record.audit_flags["code_invoked"] is False and record.code_calls == 0
+    assert record.audit_flags is not None and record.audit_flags.code_invoked is False and record.code_calls == 0
 
 
 def test_recall_passes_where_no_code_audit_stands_in_its_way(tmp_path: Path, opts: RunOptions) -> None:
@@ -97,7 +97,7 @@ def test_answer_without_running_the_required_code_is_voided(toy: TaskEntry, opts
     assert record.raw_score == 1.0 and record.gated_score == 0.0
     assert not record.passed and record.failure_class is FailureClass.SOFTWARE
     assert record.exit_reason == "audit-failed"
-    assert record.audit_flags["code_invoked"] is False
+    assert record.audit_flags.code_invoked is False
 
 
 @pytest.mark.parametrize(
@@ -108,7 +108,7 @@ def test_audit_flags_a_run_that_did_not_really_complete(toy: TaskEntry, opts: Ru
     steps = [Run(shell=f"FAKE_PW_MODE={mode} pw.x -in scf.in > scf.out"), WriteFile(path="answer.json", content=ANSWER)]
     record = _run(toy, ReplayAgent(steps=steps), opts)
     assert record.raw_score == 1.0 and record.gated_score == 0.0 and not record.passed
-    assert record.audit_flags[flag] is False, record.audit_messages
+    assert getattr(record.audit_flags, flag) is False, record.audit_messages
 
 
 def test_honest_replay_passes(toy: TaskEntry, opts: RunOptions) -> None:
@@ -124,13 +124,13 @@ def test_replaying_a_previous_attempts_artifacts_reproduces_its_files(toy: TaskE
     again = get_agent("replay", trajectory=str(artifacts_path(opts.home, first.key)))
     record = _run(toy, again, opts, key(toy.id, "replay"))
     assert record.raw_score == 1.0
-    assert record.audit_flags["code_invoked"] is False  # the files came back, the runs did not: voided
+    assert record.audit_flags.code_invoked is False  # the files came back, the runs did not: voided
 
 
 def test_leftover_output_without_completion_marker_fails_job_done(toy: TaskEntry, opts: RunOptions) -> None:
     steps = [*honest_steps(), WriteFile(path="extra.out", content="     Program PWSCF v.6.7 starts\n (crashed)\n")]
     record = _run(toy, ReplayAgent(steps=steps), opts)
-    assert record.audit_flags["job_done"] is False
+    assert record.audit_flags.job_done is False
     assert any("extra.out" in m for m in record.audit_messages)
 
 
@@ -155,7 +155,7 @@ def test_tampering_with_the_code_log_is_detected(toy: TaskEntry, opts: RunOption
     if forgery.startswith("rm"):
         assert record.passed, record.audit_messages
         return
-    assert record.audit_flags["log_intact"] is False
+    assert record.audit_flags.log_intact is False
     assert not record.passed and record.gated_score == 0.0
 
 
@@ -171,8 +171,8 @@ def test_calling_the_log_writer_directly_forges_nothing(toy: TaskEntry, opts: Ru
     record = _run(toy, ReplayAgent(steps=steps), opts)
     stdout = (artifacts_path(opts.home, record.key) / "stdout.txt").read_text()
     assert "keys left: []" in stdout  # the supervisor deleted its key file before the agent started
-    assert record.audit_flags["log_intact"] is False
-    assert record.audit_flags["code_invoked"] is False
+    assert record.audit_flags.log_intact is False
+    assert record.audit_flags.code_invoked is False
     assert not record.passed and record.failure_class is FailureClass.SOFTWARE
 
 

@@ -68,12 +68,15 @@ def test_human_output_and_exit_codes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["si-eos-analysis", "--agent", "nobody"], "unknown agent"),
+        (["si-eos-analysis", "--agent", "nobody"], "unknown agent 'nobody'"),
+        (["si-eos-analysis", "--agent", "null", "--backend", "nowhere"], "'nowhere' is not one of"),
+        (["si-eos-analysis", "--agent", "null", "--condition", "XX"], "unknown condition 'XX'"),
         (["si-eos-analysis", "--agent", "null", "--condition", "WF"], "runs under SF, SR only"),
-        (["no-such-task", "--agent", "null"], "no task"),
+        (["no-such-task", "--agent", "null"], "unknown task"),
         (["si-eos-analysis", "--agent", "null", "--agent-option", "oops"], "KEY=VALUE"),
     ],
 )
 def test_bad_requests_are_explained(tmp_path: Path, args: list[str], message: str) -> None:
     code, out = _run(tmp_path, *args)
-    assert code != 0 and message in out
+    assert code == 2 and message in out, out  # refused before anything starts
+    assert not (tmp_path / "home").exists()

@@ -103,7 +103,7 @@ def test_network_is_unreachable(attempt: Attempt, tmp_path: Path) -> None:
     assert "REACHED" not in out and out.count("blocked") == len(targets)
     assert f"blocked {OUTSIDE}:443 ENETUNREACH" in out  # no route out at all, not merely no answer
     assert server.hits == 0
-    assert record.audit_flags["network_isolated"] is True
+    assert record.audit_flags.network_isolated is True
     assert record.failure_class is FailureClass.FORMAT
 
 
@@ -195,6 +195,6 @@ def test_forging_the_code_log_is_flagged_and_voids_a_correct_answer(
     assert "keys left: []" in out
     assert record.raw_score == 1.0 and record.gated_score == 0.0 and not record.passed
     assert record.failure_class is FailureClass.SOFTWARE and record.exit_reason == "audit-failed"
-    assert record.audit_flags["log_intact"] is False and record.audit_flags["code_invoked"] is False
+    assert record.audit_flags.log_intact is False and record.audit_flags.code_invoked is False
     assert "supervisor /proc/" in out  # the agent can see the supervisor, but not into it (non-dumpable)
     assert "READ" not in out and "denied environ" in out and "denied maps" in out

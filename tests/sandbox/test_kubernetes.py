@@ -19,13 +19,13 @@ from cmb.sandbox import SandboxError, SandboxSpec
 from cmb.sandbox._kubernetes import (
     MIN_K8S,
     KubernetesSandbox,
-    KubeSettings,
     PodVerdict,
     classify_pod,
     job_manifest,
     manifest_dict,
     reset_client_configuration,
 )
+from cmb.settings import CmbSettings, KubernetesSettings
 from tests.sandbox.fake_kube_apiserver import FakeKubeApiServer
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")
@@ -33,7 +33,7 @@ pytest.importorskip("kubernetes")
 pytest.importorskip("aiohttp")
 
 SMALL = ResourceProfile(name="single", cpus=1, memory_gib=0.5, time_limit_s=60, disk_gib=0.25)
-SETTINGS = KubeSettings(schedule_timeout_s=2, start_timeout_s=10, poll_s=1, ttl_s=300)
+SETTINGS = KubernetesSettings(schedule_timeout_s=2, start_timeout_s=10, poll_s=1, ttl_s=300)
 
 
 def spec(name: str = "cmb-t-sf-0-abc", profile: ResourceProfile = SMALL, **kw: Any) -> SandboxSpec:
@@ -138,7 +138,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeKubeApiServ
 def cluster(server: FakeKubeApiServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeKubeApiServer]:
     monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig(tmp_path / "kubeconfig")))
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    monkeypatch.setattr(KubernetesSandbox, "settings_override", SETTINGS)
+    monkeypatch.setattr(KubernetesSandbox, "kube", SETTINGS)
     reset_client_configuration()
     server.drop_watch_after = None
     server.pull_fail_images.clear()
@@ -369,7 +369,7 @@ def test_cleanup_by_label(cluster: FakeKubeApiServer, sandboxes: list[Kubernetes
 def test_round_trip_on_a_real_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not os.environ.get("KUBECONFIG"):
         pytest.skip("KUBECONFIG does not point at a cluster")
-    monkeypatch.setattr(KubernetesSandbox, "settings_override", None)
+    monkeypatch.setattr(KubernetesSandbox, "kube", CmbSettings().kubernetes)
     reset_client_configuration()
     reason = KubernetesSandbox.available()
     if reason is not None:

@@ -1,7 +1,7 @@
 """Fake attempt functions and a small task suite for scheduler tests.
 
-Fakes are configured through AttemptContext.options (they reach Ray launchers in other processes), and leave
-one JSON file per launch in options["log_dir"], so a test can count launches per key across processes.
+Fakes are configured through AttemptContext.options.extra (they reach Ray launchers in other processes), and
+leave one JSON file per launch in extra["log_dir"], so a test can count launches per key across processes.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cmb.catalog import TaskEntry
-from cmb.models import CheckResult, FailureClass, GradeReport, RunKey, RunRecord, Usage
+from cmb.models import CheckResult, ExitReason, FailureClass, GradeReport, RunKey, RunRecord, Usage
 from cmb.sandbox import SandboxError
 from cmb.scheduler import AttemptContext
 
@@ -87,7 +87,7 @@ def _record(key: RunKey, entry: TaskEntry, ctx: AttemptContext, passed: bool, st
 def fake_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecord:
     """oracle* agents pass, others fail scientifically; failures are injected by options."""
     started = datetime.now(UTC)
-    opts = ctx.options
+    opts = ctx.options.extra
     log_dir = Path(opts["log_dir"])
     log_dir.mkdir(parents=True, exist_ok=True)
     running = log_dir / "running"
@@ -96,7 +96,7 @@ def fake_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecor
     marker.touch()
     concurrent = len(list(running.glob(f"*.{ctx.profile.name}")))
     launch = {"key": str(key), "slug": key.slug, "retry": ctx.retry, "pid": os.getpid(),
-              "profile": ctx.profile.name, "concurrent": concurrent, "backend": ctx.backend}  # fmt: skip
+              "profile": ctx.profile.name, "concurrent": concurrent, "backend": ctx.options.backend}  # fmt: skip
     (log_dir / f"{time.time_ns()}-{uuid.uuid4().hex[:6]}.json").write_text(json.dumps(launch))
     try:
         if opts.get("kill_key") == str(key) and ctx.retry == 0:
@@ -109,7 +109,8 @@ def fake_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecor
                 raise SandboxError(f"container for {key.slug} could not start")
         if str(key) in opts.get("infra_record_keys", "").split(","):
             rec = _record(key, entry, ctx, False, started)
-            return rec.model_copy(update={"failure_class": FailureClass.INFRASTRUCTURE, "exit_reason": "node lost",
+            return rec.model_copy(update={"failure_class": FailureClass.INFRASTRUCTURE,
+                                          "exit_reason": ExitReason.INFRASTRUCTURE,
                                           "grade": None, "raw_score": 0.0, "gated_score": 0.0})  # fmt: skip
         if str(key) in opts.get("crash_keys", "").split(","):
             raise RuntimeError("adapter bug")

@@ -132,3 +132,38 @@ def test_submission_as_a_ray_job(tmp_path: Path) -> None:
     assert SweepSpec.model_validate(client.spec) == spec
     assert client.submitted["metadata"]["cmb.spec_hash"] == spec.spec_hash()
     assert out.getvalue().endswith("line 1\nline 2\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--agents", "oracle,null,nobody"], "unknown agent 'nobody'"),
+        (["--agents", "oracle", "--tasks", "t-one,t-four"], "unknown task 't-four'"),
+        (["--agents", "oracle", "--tasks", "study:gamma"], "unknown study 'gamma'"),
+        (["--agents", "oracle", "--conditions", "SF,XX"], "unknown condition 'XX'"),
+        (["--agents", "oracle", "--backend", "nowhere"], "'nowhere' is not one of 'auto', 'docker', 'kubernetes'"),
+    ],
+)
+def test_unknown_names_are_refused_before_any_attempt_or_ray_starts(
+    env: dict[str, Any], args: list[str], message: str
+) -> None:
+    res = run(env, "sweep", *args, "--sweep-id", "bad", "--mlflow-uri", "none", "--no-progress")  # the real runner
+    assert res.exit_code == 2 and message in res.output, res.output
+    assert not (env["home"] / "sweeps").exists() and not (env["home"] / "results").exists()
+    import sys
+
+    assert "ray" not in sys.modules or not sys.modules["ray"].is_initialized()
+
+
+def test_the_refusal_lists_the_known_agents_and_applies_to_spec_files(env: dict[str, Any], tmp_path: Path) -> None:
+    spec_file = tmp_path / "s.yaml"
+    spec_file.write_text("name: fromfile\nagents: [oracle, orcale]\ntasks: [t-one]\n")
+    res = run(env, "sweep", str(spec_file), "--dry-run")
+    assert res.exit_code == 2, res.output
+    assert "unknown agent 'orcale'; did you mean oracle?" in res.output and "codeact" in res.output
+
+
+def test_a_custom_attempt_function_reads_agent_names_its_own_way(env: dict[str, Any]) -> None:
+    res = sweep(env, "--agents", "oracle-like,anything", "--tasks", "t-one", "--sweep-id", "c3", "--json")
+    assert res.exit_code == 0, res.output
+    assert ParquetStore(env["home"] / "results").runs("c3").height == 2

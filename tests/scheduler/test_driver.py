@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cmb.catalog import Catalog, CatalogError
-from cmb.models import Condition, ResourceProfile, SweepSpec
+from cmb.models import AttemptOptions, Condition, ResourceProfile, SweepSpec
 from cmb.scheduler import (
     Progress,
     ProgressDisplay,
@@ -21,6 +21,7 @@ from cmb.scheduler import (
     plan,
     run_sweep,
 )
+from cmb.settings import CmbSettings
 from cmb.store import MemoryStore, ParquetStore
 from tests.scheduler.fakes import fake_attempt, launches, make_suite
 
@@ -45,10 +46,11 @@ def spec(**kw: object) -> SweepSpec:
 
 
 def sweep(suite: Path, home: Path, s: SweepSpec, **kw: object):  # type: ignore[no-untyped-def]
-    options = {"log_dir": str(home / "launches"), **kw.pop("options", {})}  # type: ignore[dict-item]
+    extra = {"log_dir": str(home / "launches"), **kw.pop("options", {})}  # type: ignore[dict-item]
     kw.setdefault("mlflow_uri", "none")
-    return run_sweep(s, home=home, root=suite, attempt_fn=fake_attempt, executor="threads", options=options,
-                     progress=False, **kw)  # type: ignore[arg-type]  # fmt: skip
+    settings = CmbSettings(root=suite, store={"home": home})
+    return run_sweep(s, settings=settings, attempt_fn=fake_attempt, executor="threads",
+                     options=AttemptOptions(extra=extra), progress=False, **kw)  # type: ignore[arg-type]  # fmt: skip
 
 
 # plan ------------------------------------------------------------------------------------------------------------

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from cmb.models import SweepSpec
+from cmb.models import AttemptOptions, SweepSpec
 from cmb.scheduler import run_sweep
+from cmb.settings import CmbSettings
 from cmb.store import ParquetStore, default_tracking_uri
 from tests.scheduler.fakes import fake_attempt, launches, make_suite
 from tests.store.mlflow_helpers import MlflowServer, migrated_db, shared_server
@@ -60,6 +61,14 @@ def attempt_runs(uri: str, experiment: str) -> list[object]:
     return list(client.search_runs([exp.experiment_id], filter_string=flt, max_results=1000))
 
 
+def settings(home: Path, root: Path) -> CmbSettings:
+    return CmbSettings(root=root, store={"home": home})
+
+
+def extra(**options: str) -> AttemptOptions:
+    return AttemptOptions(extra=options)
+
+
 def expected_keys(name: str) -> set[str]:
     return {f"{name}/{a}/{t}/{c}/{n}" for a in ("oracle", "null") for t in ("t-one", "t-two", "t-three")
             for c in ("SF", "SR") for n in range(3)}  # fmt: skip
@@ -68,8 +77,8 @@ def expected_keys(name: str) -> set[str]:
 def test_sweep_on_ray_writes_parquet_and_mlflow(gcs_address: str, suite: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     migrated_db(home / "mlflow.db")
-    summary = run_sweep(spec("ray1"), home=home, root=suite, attempt_fn=fake_attempt, executor="ray",
-                        options={"log_dir": str(home / "launches")}, progress=False)  # fmt: skip
+    summary = run_sweep(spec("ray1"), settings=settings(home, suite), attempt_fn=fake_attempt, executor="ray",
+                        options=extra(log_dir=str(home / "launches")), progress=False)  # fmt: skip
     assert summary.complete and summary.done == N and summary.pass_rate == 0.5
     runs = ParquetStore(home / "results").runs("ray1", dedupe=False)
     assert set(runs.get_column("key")) == expected_keys("ray1") and runs.height == N
@@ -91,9 +100,9 @@ def test_sweep_on_ray_writes_parquet_and_mlflow(gcs_address: str, suite: Path, t
 def test_launcher_killed_mid_attempt_is_one_infrastructure_retry(gcs_address: str, suite: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     victim = "ray2/oracle/t-two/SR/1"
-    summary = run_sweep(spec("ray2"), home=home, root=suite, attempt_fn=fake_attempt, executor="ray",
+    summary = run_sweep(spec("ray2"), settings=settings(home, suite), attempt_fn=fake_attempt, executor="ray",
                         mlflow_uri="none", progress=False,
-                        options={"log_dir": str(home / "launches"), "kill_key": victim})  # fmt: skip
+                        options=extra(log_dir=str(home / "launches"), kill_key=victim))  # fmt: skip
     assert summary.complete and summary.retries == 1
     runs = ParquetStore(home / "results").runs("ray2", dedupe=False)
     assert runs.height == N and runs.get_column("key").n_unique() == N  # no duplicate
@@ -158,9 +167,9 @@ def test_mlflow_server_stopped_mid_sweep_loses_nothing(
     result: dict[str, object] = {}
 
     def drive() -> None:
-        result["summary"] = run_sweep(spec("ray4"), home=home, root=suite, attempt_fn=fake_attempt,
+        result["summary"] = run_sweep(spec("ray4"), settings=settings(home, suite), attempt_fn=fake_attempt,
                                       executor="ray", mlflow_uri=server.uri, progress=False,
-                                      options={"log_dir": str(home / "launches"), "sleep": "0.3"})  # fmt: skip
+                                      options=extra(log_dir=str(home / "launches"), sleep="0.3"))  # fmt: skip
 
     thread = threading.Thread(target=drive)
     thread.start()
@@ -195,7 +204,6 @@ def test_real_oracle_and_null_attempts_through_the_runner(gcs_address: str, tmp_
     """The default attempt function (the real lifecycle) on the local backend, launched by Ray actors."""
     from cmb.catalog import Catalog
     from cmb.models import ResourceProfile
-    from cmb.settings import CmbSettings
 
     root = CmbSettings().root
     wanted = ("si-eos-analysis", "si-pw-scf-inputs")
@@ -206,7 +214,7 @@ def test_real_oracle_and_null_attempts_through_the_runner(gcs_address: str, tmp_
     migrated_db(home / "mlflow.db")
     small = ResourceProfile(name="single", cpus=1, memory_gib=2, time_limit_s=300, disk_gib=1)
     s = spec("real", tasks=list(wanted), backend="local", profiles={"single": small})
-    summary = run_sweep(s, home=home, root=root, executor="ray", progress=False)
+    summary = run_sweep(s, settings=settings(home, root), executor="ray", progress=False)
     n = len(wanted) * 2 * 3 * 2
     assert summary.complete and summary.done == n
     runs = ParquetStore(home / "results").runs("real", dedupe=False)
