@@ -10,6 +10,7 @@ from cmb.catalog._reproduce import Reproduction, reproduce_entry
 from cmb.catalog._solution import assemble_solution
 from cmb.catalog._studies import mermaid as study_mermaid
 from cmb.catalog._studies import render_study, studies_problems
+from cmb.catalog._summary import suite_markdown, suite_rows, summary_line
 from cmb.catalog._validate import validate, validate_entry
 from cmb.catalog._verify import Verification, run_solution, verify_entry
 from cmb.catalog._yaml import load_model, load_yaml
@@ -35,6 +36,9 @@ __all__ = [
     "scan",
     "stage_bundle",
     "studies_problems",
+    "suite_markdown",
+    "suite_rows",
+    "summary_line",
     "study_mermaid",
     "unstated_targets",
     "validate",

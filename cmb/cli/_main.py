@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -17,6 +16,8 @@ from cmb.catalog import (
     render_study,
     reproduce_entry,
     study_mermaid,
+    suite_markdown,
+    suite_rows,
     validate,
     verify_entry,
 )
@@ -68,13 +69,6 @@ def tasks() -> None:
     """List, inspect and validate the task suite."""
 
 
-def _n_checks(entry: TaskEntry) -> int | None:
-    try:
-        return len(entry.grader().checks)
-    except CatalogError:
-        return None
-
-
 @tasks.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--markdown", is_flag=True, help="Print a Markdown table by study (for the README).")
@@ -82,22 +76,12 @@ def _n_checks(entry: TaskEntry) -> int | None:
 def tasks_list(ctx: click.Context, as_json: bool, markdown: bool) -> None:
     """List tasks and workflows: id, study, kind, codes, number of checks, whether a reduced prompt exists."""
     catalog = _catalog(ctx)
-    rows: list[dict[str, Any]] = [
-        {
-            "id": e.id,
-            "study": e.spec.study,
-            "kind": e.spec.kind.value,
-            "codes": list(e.spec.codes),
-            "n_checks": _n_checks(e),
-            "has_reduced": e.has_reduced,
-        }
-        for e in catalog.entries.values()
-    ]
+    rows = suite_rows(catalog)
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
     if markdown:
-        click.echo(_markdown_table(rows))
+        click.echo(suite_markdown(catalog))
         return
     header = ("id", "study", "kind", "codes", "checks", "reduced")
     table = [header] + [
@@ -117,25 +101,6 @@ def tasks_list(ctx: click.Context, as_json: bool, markdown: bool) -> None:
     click.echo(f"\n{len(rows)} entries")
     for problem in catalog.problems:
         click.echo(f"warning: {problem}", err=True)
-
-
-def _markdown_table(rows: list[dict[str, Any]]) -> str:
-    """Tasks grouped by study, single tasks before workflows, with kind, codes and check counts."""
-    lines = ["| study | task | kind | codes | checks | reduced prompt |", "| --- | --- | --- | --- | --- | --- |"]
-    order = sorted(rows, key=lambda r: (r["study"], r["kind"] == "workflow", r["id"]))
-    previous = None
-    for r in order:
-        study = r["study"] if r["study"] != previous else ""
-        previous = r["study"]
-        reduced = "differs" if r["has_reduced"] else "same"
-        codes = ", ".join(r["codes"])
-        lines.append(f"| {study} | `{r['id']}` | {r['kind']} | {codes} | {r['n_checks']} | {reduced} |")
-    kinds: dict[str, int] = {}
-    for r in rows:
-        kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-    summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
-    studies = len({r["study"] for r in rows})
-    return "\n".join(lines) + f"\n\n{len(rows)} entries in {studies} studies: {summary}."
 
 
 @tasks.command("show")
