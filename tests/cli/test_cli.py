@@ -31,6 +31,7 @@ def test_tasks_list_json(tmp_path):
             "codes": ["qe"],
             "n_checks": 2,
             "has_reduced": True,
+            "step": "ev-scan",
         }
     ]
 
