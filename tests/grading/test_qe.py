@@ -17,7 +17,9 @@ from pymatgen.core.lattice import Lattice
 from pymatgen.core.structure import Structure
 
 from cmb.grading import REGISTRY, GraderConfigError, Outcome, run_check, validate_params
-from cmb.grading._qe import (
+from cmb.grading._registry import CheckContext
+from cmb.grading._submission import Submission, SubmissionError
+from cmb.grading.qe import (
     MAX_LINES,
     Evaluator,
     eval_infix,
@@ -31,8 +33,6 @@ from cmb.grading._qe import (
     qe_table,
     resolve_setting,
 )
-from cmb.grading._registry import CheckContext
-from cmb.grading._submission import Submission, SubmissionError
 from cmb.models import Check, CheckResult, Reference, ReferenceValue
 from tests.grading._qe_helpers import (
     BOHR,

@@ -14,7 +14,8 @@ from pymatgen.core.structure import Structure
 
 from cmb.grading import GraderConfigError, run_check, validate_params
 from cmb.grading._submission import Submission, SubmissionError
-from cmb.grading._vasp import (
+from cmb.grading.settings import Origin
+from cmb.grading.vasp import (
     IncarResolver,
     canonical_keyword,
     kspacing_mesh,
@@ -81,7 +82,7 @@ def test_incar_syntax_semicolons_comments_case_and_fortran_numbers():
     assert r.effective("EDIFF").value == pytest.approx(1e-6)
     assert r.effective("LASPH").value is True and r.effective("LWAVE").value is False
     assert r.effective("SYSTEM").value == "NiO AFM-II GGA+U"
-    assert r.effective("ismear").origin == "INCAR line 3"
+    assert r.effective("ismear").origin is Origin.SET and r.effective("ismear").note == "INCAR line 3"
 
 
 def test_incar_line_continuation_and_quotes():
@@ -252,7 +253,7 @@ def test_encut_default_from_potcar_header(tmp_path):
 
 
 def resolver_from(tmp_path: Path, files: dict[str, str]) -> IncarResolver:
-    from cmb.grading._vasp import InputFiles
+    from cmb.grading.vasp import InputFiles
 
     sub = Submission(write_files(tmp_path / "sub2", files))
     return InputFiles.of_submission(sub, "INCAR").resolver()
@@ -490,6 +491,7 @@ def test_nio_afm2_cell_with_ferromagnetic_magmom_fails(tmp_path):
 def test_nio_afm2_with_afm_magmom_passes_and_flipped_too(tmp_path):
     res = grade(tmp_path, poscar_check(), nio_files("ISPIN = 2\nMAGMOM = 5 -5 0 0\nLDAU = .TRUE.\n"), NIO_REF)
     assert res.passed, res.message
+    assert "MAGMOM from INCAR line 2" in res.message  # where the moments come from, in words
     assert grade(tmp_path, poscar_check(), nio_files("ISPIN = 2\nMAGMOM = -5 5 2*0\n"), NIO_REF).passed
 
 
