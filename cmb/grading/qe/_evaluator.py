@@ -31,10 +31,10 @@ class PwValue(Effective):
         shown = "not set" if self.value is None else f"{fmt(self.value)}{u}"
         if self.origin is Origin.SET:
             return shown + (f" ({self.note})" if self.note else "")
-        if self.origin is Origin.DEFAULT:
+        if self.origin in (Origin.DEFAULT, Origin.CONDITIONAL_DEFAULT) and self.rule is None:
             return f"{shown} (not in the input: pw.x 6.7 default{': ' + self.note if self.note else ''})"
         if self.origin is Origin.CONDITIONAL_DEFAULT:
-            return f"{shown} (not in the input: {self.note})"
+            return f"{shown} (not in the input: {self.note})"  # the rule's note
         if self.origin is Origin.FORCED:
             written = "" if self.written is None else f"; the input's {fmt(self.written)} is overridden"
             return f"{shown} ({self.note}{written})"
@@ -106,12 +106,13 @@ class Evaluator(RuleEvaluator[VarSpec, PwValue]):
         shown_written = raw if given and raw != value else None
         return PwValue(name, value, Origin.FORCED, rule, rule.note or "set by pw.x", shown_written)
 
-    def defaulted(self, name: str, spec: VarSpec, rule: Rule[Any] | None, value: Any) -> PwValue:
-        """A conditional default, or the default."""
+    def defaulted(self, name: str, spec: VarSpec, rule: Rule[Any] | None, value: Any, origin: Origin) -> PwValue:
+        """The value of a rule, or the default."""
         if rule is not None:
-            note = rule.note or "pw.x 6.7 rule when " + describe_condition(rule.when)
-            return PwValue(name, value, Origin.CONDITIONAL_DEFAULT, rule, note)
-        return PwValue(name, value, Origin.DEFAULT, note=describe_expr(spec.default) or (spec.note or ""))
+            return PwValue(
+                name, value, origin, rule, rule.note or "pw.x 6.7 rule when " + describe_condition(rule.when)
+            )
+        return PwValue(name, value, origin, note=describe_expr(spec.default) or (spec.note or ""))
 
     def undetermined(self, name: str, why: Undetermined) -> PwValue:
         """A value the grader cannot tell, and why."""

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from cmb.grading._registry import GraderConfigError
 from cmb.grading._submission import is_finite_number
 from cmb.grading.settings._model import Effective, Origin
-from cmb.grading.settings._rules import Condition, Leaf, MinOf, Predicate, Rule, Term, predicate
+from cmb.grading.settings._rules import Condition, Leaf, MinOf, Predicate, Rule, Term, predicate, references
 
 _ORDER: dict[str, Callable[[float, float], bool]] = {
     "lt": operator.lt,
@@ -53,6 +53,17 @@ class SettingSpec(Protocol):
         """The value when no rule applies."""
 
 
+def default_origin(spec: SettingSpec, rule: Rule[Any] | None) -> Origin:
+    """CONDITIONAL_DEFAULT when a default depends on other settings, else DEFAULT.
+
+    It depends on them through the conditions of the setting's rules (whichever of them applies) or through
+    the expression that gives the value (4 × ecutwfc).
+    """
+    conditional = any(r.when for r in spec.rules if not r.force)
+    expr = rule.value if rule is not None else spec.default
+    return Origin.CONDITIONAL_DEFAULT if conditional or references(expr) else Origin.DEFAULT
+
+
 S = TypeVar("S", bound=SettingSpec)
 E = TypeVar("E", bound=Effective)
 
@@ -86,8 +97,8 @@ class RuleEvaluator(ABC, Generic[S, E]):
         """A setting the table does not know: what the input says, if anything."""
 
     @abstractmethod
-    def defaulted(self, name: str, spec: S, rule: Rule[Any] | None, value: Any) -> E:
-        """The setting takes `value` from a rule (None: the unconditional default)."""
+    def defaulted(self, name: str, spec: S, rule: Rule[Any] | None, value: Any, origin: Origin) -> E:
+        """The setting takes `value` from a rule (None: from `default`); `origin` is DEFAULT or CONDITIONAL_DEFAULT."""
 
     @abstractmethod
     def undetermined(self, name: str, why: Undetermined) -> E:
@@ -150,8 +161,10 @@ class RuleEvaluator(ABC, Generic[S, E]):
                 return self.read(name, spec)
             for rule in spec.rules:
                 if not rule.force and self._matches(rule.when):
-                    return self.defaulted(name, spec, rule, self.typed(name, spec, self.value(rule.value, name)))
-            return self.defaulted(name, spec, None, self.typed(name, spec, self.value(spec.default, name)))
+                    value = self.typed(name, spec, self.value(rule.value, name))
+                    return self.defaulted(name, spec, rule, value, default_origin(spec, rule))
+            value = self.typed(name, spec, self.value(spec.default, name))
+            return self.defaulted(name, spec, None, value, default_origin(spec, None))
         except Undetermined as why:
             return self.undetermined(name, why)
 

@@ -113,7 +113,7 @@ class IncarResolver(RuleEvaluator[TagSpec, IncarValue]):
             raise Undetermined(f"not in INCAR; {expr.unknown}, so it cannot be verified: set {name} explicitly")
         return super().leaf(name, expr)
 
-    def defaulted(self, name: str, spec: TagSpec, rule: Rule[Any] | None, value: Any) -> IncarValue:
+    def defaulted(self, name: str, spec: TagSpec, rule: Rule[Any] | None, value: Any, origin: Origin) -> IncarValue:
         """VASP's default, citing its wiki page and the tags it depended on."""
         why = ", ".join(f"{t} = {fmt(self.effective(t).value)}" for t in (rule.when if rule else {}))
         note = "not in INCAR: VASP default" + (f" for {why}" if why else "") + f", {spec.source}"
@@ -122,7 +122,6 @@ class IncarResolver(RuleEvaluator[TagSpec, IncarValue]):
         info = self._potcar() if self._potcar and rule is not None and isinstance(rule.value, FromPotcar) else None
         if info is not None:
             note += f" (from {info.source})"
-        origin = Origin.CONDITIONAL_DEFAULT if rule is not None and rule.when else Origin.DEFAULT
         return IncarValue(name, value, origin, rule, note)
 
     def undetermined(self, name: str, why: Undetermined) -> IncarValue:
