@@ -18,7 +18,7 @@ What cannot be known splits three ways:
 - a value is known only at run time, or control flow depends on one: only the settings it may change become
   `Unknown`, and only the checks that read them fail.
 
-Modules: `_tables` (the data), `_state` (values, records, errors), `_lines`, `_formula`, `_interpreter`,
+Modules: `_defaults` (the table), `_state` (values, records, errors), `_lines`, `_formula`, `_interpreter`,
 `_commands` and `_control` (the command handlers), `_data_file`, `_lookup` (settings by path), `_compare`,
 `_checks` (lammps.setting, lammps.pair_coeff, lammps.fix, lammps.no_fix).
 """
@@ -26,11 +26,11 @@ Modules: `_tables` (the data), `_state` (values, records, errors), `_lines`, `_f
 from cmb.grading.lammps._checks import FixParams, NoFixParams, PairCoeffParams, SettingParams
 from cmb.grading.lammps._compare import compare
 from cmb.grading.lammps._data_file import DataFile, parse_data_file
+from cmb.grading.lammps._defaults import base_style, tables
 from cmb.grading.lammps._interpreter import interpret
 from cmb.grading.lammps._lines import logical_lines, split_words
 from cmb.grading.lammps._lookup import ElementMap, effective, element_map, lookup
 from cmb.grading.lammps._state import Absent, Script, Stage, Unknown, parse_number, type_bounds
-from cmb.grading.lammps._tables import base_style, tables
 
 __all__ = [
     "Absent",

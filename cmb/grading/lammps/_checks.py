@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from cmb.grading._compare import show
 from cmb.grading._registry import CheckContext, GraderConfigError, Outcome, register
 from cmb.grading.lammps._compare import compare, display, first_unknown
+from cmb.grading.lammps._defaults import base_style, default_settings, tables
 from cmb.grading.lammps._interpreter import interpret
 from cmb.grading.lammps._lookup import (
     ElementMap,
@@ -24,7 +25,6 @@ from cmb.grading.lammps._lookup import (
     select_fixes,
 )
 from cmb.grading.lammps._state import Absent, Fix, Script, Stage, Unknown, parse_number
-from cmb.grading.lammps._tables import base_style, default_settings, tables
 from cmb.grading.settings import Effective, Origin
 from cmb.models import Tolerance
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from cmb.grading._compare import show
 from cmb.grading.lammps._data_file import parse_data_file
+from cmb.grading.lammps._defaults import base_style, tables
 from cmb.grading.lammps._state import (
     Ambiguous,
     CannotFollow,
@@ -28,7 +29,6 @@ from cmb.grading.lammps._state import (
     strict_int,
     type_bounds,
 )
-from cmb.grading.lammps._tables import base_style, tables
 
 if TYPE_CHECKING:
     from cmb.grading.lammps._interpreter import Interpreter

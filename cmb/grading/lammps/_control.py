@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cmb.grading.lammps._commands import handles
+from cmb.grading.lammps._defaults import default_settings
 from cmb.grading.lammps._formula import FormulaEvaluator
 from cmb.grading.lammps._lines import first_words
 from cmb.grading.lammps._state import Ambiguous, Frame, LammpsError, Limit, Unknown, Var, Word, arg, known
-from cmb.grading.lammps._tables import default_settings
 
 if TYPE_CHECKING:
     from cmb.grading.lammps._interpreter import Interpreter

@@ -15,6 +15,7 @@ from typing import Any
 from cmb.grading._submission import Submission, SubmissionError
 from cmb.grading.lammps import _control  # noqa: F401  (registers the control-flow commands)
 from cmb.grading.lammps._commands import COMMANDS
+from cmb.grading.lammps._defaults import default_settings, tables
 from cmb.grading.lammps._formula import FormulaEvaluator, Meter, var_value
 from cmb.grading.lammps._lines import logical_lines, split_words
 from cmb.grading.lammps._state import (
@@ -31,7 +32,6 @@ from cmb.grading.lammps._state import (
     Word,
     c_format,
 )
-from cmb.grading.lammps._tables import default_settings, tables
 
 # Bounds that keep hostile scripts cheap; no real input script comes near them.
 MAX_COMMANDS = 50_000

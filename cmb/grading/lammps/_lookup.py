@@ -15,9 +15,9 @@ from typing import Any
 from cmb.grading._compare import show
 from cmb.grading._registry import GraderConfigError
 from cmb.grading.lammps._commands import manybody_args
+from cmb.grading.lammps._defaults import base_style, tables
 from cmb.grading.lammps._formula import FormulaEvaluator, var_value
 from cmb.grading.lammps._state import Absent, Fix, Stage, Stop, Unknown, Word, parse_number, type_bounds
-from cmb.grading.lammps._tables import base_style, tables
 from cmb.grading.settings import Effective, Origin
 
 MAX_TYPES = 10_000

@@ -5,9 +5,9 @@ conditional rules are applied (ecutrho absent = 4 × ecutwfc; tprnfor forced on 
 unless occupations='smearing'; vdw_corr='d3' silently means no correction). Those rules live as data in
 `qe67_defaults.yaml`, each with its source, resolved by the shared procedure of `cmb.grading.settings`.
 
-Modules: `_table` (the data), `_input` (the parsed input), `_lexer` and `_namelists` (gfortran namelist input),
+Modules: `_defaults` (the table), `_input` (the parsed input), `_lexer` and `_namelists` (gfortran namelist input),
 `_cards`, `_infix` (arithmetic in positions), `_reader` (parse_pw_input), `_evaluator` (effective values and
-what pw.x stops on), `_cell` (elements, cell, structure), `_settings` (settings named by checks), `_checks`
+what pw.x stops on), `_cell` (elements, cell, structure), `_targets` (settings named by checks), `_checks`
 (qe.valid, qe.param, qe.kpoints, qe.species, qe.structure).
 """
 
@@ -20,12 +20,12 @@ from cmb.grading.qe._cell import (
     pw_structure,
 )
 from cmb.grading.qe._checks import KPointsParams, ParamParams, QeStructureParams, SpeciesParams, ValidParams
+from cmb.grading.qe._defaults import QeTable, VarSpec, qe_table
 from cmb.grading.qe._evaluator import Evaluator, PwValue, effective_value, fatal_problems
 from cmb.grading.qe._infix import eval_infix
 from cmb.grading.qe._input import KPoints, PwInput
 from cmb.grading.qe._reader import MAX_LINES, parse_pw_input, read_pw_input
-from cmb.grading.qe._settings import SettingRef, canonical_expected, resolve_setting
-from cmb.grading.qe._table import QeTable, VarSpec, qe_table
+from cmb.grading.qe._targets import SettingRef, canonical_expected, resolve_setting
 
 __all__ = [
     "MAX_LINES",

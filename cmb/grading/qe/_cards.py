@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from cmb.grading._compare import show
+from cmb.grading.qe._defaults import CardSpec, qe_table
 from cmb.grading.qe._infix import eval_infix
 from cmb.grading.qe._input import CellCard, KPoints, Positions, Problem, Species
 from cmb.grading.qe._lexer import INTEGER, REAL, fortran_real
-from cmb.grading.qe._table import CardSpec, qe_table
 
 CARD_LINE_CHARS = 256  # pw.x reads card lines as CHARACTER(256): anything beyond is cut off
 MAX_KPOINTS = 40000  # pw.x's npk

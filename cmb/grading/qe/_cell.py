@@ -19,9 +19,9 @@ from qe_tools.parsers import PwInputFile
 
 from cmb.grading._structure import MAX_SITES
 from cmb.grading._submission import SubmissionError, is_finite_number
+from cmb.grading.qe._defaults import functional_tokens
 from cmb.grading.qe._evaluator import Evaluator
 from cmb.grading.qe._input import PwInput, Species
-from cmb.grading.qe._table import functional_tokens
 
 BOHR_TO_ANG = 0.52917720859  # QE 6.7's BOHR_RADIUS_ANGS, also qe-tools' CONSTANTS.bohr_to_ang
 

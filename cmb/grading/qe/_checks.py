@@ -23,11 +23,11 @@ from cmb.grading.qe._cell import (
     pw_cell,
     pw_structure,
 )
+from cmb.grading.qe._defaults import TABLE_FILE
 from cmb.grading.qe._evaluator import Evaluator, PwValue, effective_value, fatal_problems, fmt
 from cmb.grading.qe._input import KPoints, PwInput
 from cmb.grading.qe._reader import parse_pw_input, read_pw_input
-from cmb.grading.qe._settings import SettingRef, canonical_expected, resolve_setting
-from cmb.grading.qe._table import TABLE_FILE
+from cmb.grading.qe._targets import SettingRef, canonical_expected, resolve_setting
 from cmb.grading.settings import Origin
 
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cmb.grading._submission import is_finite_number
+from cmb.grading.qe._defaults import TABLE_FILE, DependsOn, Fallback, QeTable, VarSpec, qe_table
 from cmb.grading.qe._input import Problem, PwInput, split_key
-from cmb.grading.qe._table import TABLE_FILE, DependsOn, Fallback, QeTable, VarSpec, qe_table
 from cmb.grading.settings import (
     Effective,
     Leaf,

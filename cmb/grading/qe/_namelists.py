@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cmb.grading._compare import show
+from cmb.grading.qe._defaults import parse_declaration, qe_table
 from cmb.grading.qe._evaluator import Evaluator
 from cmb.grading.qe._input import MAX_PROBLEMS, Problem, element_key
 from cmb.grading.qe._lexer import GROUP_START, INTEGER, Token, fortran_real, lex_group
-from cmb.grading.qe._table import parse_declaration, qe_table
 
 MAX_ASSIGNMENTS = 20000  # namelist elements one input may assign (repeat counts included)
 MAX_GROUPS = 20  # namelist groups read from one file

@@ -1,4 +1,4 @@
-"""Settings named by checks ('system.ecutrho', 'system.starting_magnetization(Fe1)'), validated against the table."""
+"""The setting a check targets (`system.ecutrho`, `system.starting_magnetization(Fe1)`), checked against the table."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 from cmb.grading._registry import GraderConfigError
 from cmb.grading._submission import SubmissionError, is_finite_number
 from cmb.grading.qe._cell import species_element
+from cmb.grading.qe._defaults import VarSpec, parse_declaration, qe_table
 from cmb.grading.qe._evaluator import canonical_spelling
 from cmb.grading.qe._input import PwInput, element_key
-from cmb.grading.qe._table import VarSpec, parse_declaration, qe_table
 
 _SETTING = re.compile(r"\s*&?([A-Za-z]+)\s*\.\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*([^()]*?)\s*\))?\s*$")
 

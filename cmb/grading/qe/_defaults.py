@@ -103,7 +103,7 @@ class CardsTable(Strict):
 
 
 class QeTable(Strict):
-    """`data/qe67_defaults.yaml`."""
+    """The whole `qe67_defaults.yaml`."""
 
     version: int
     code: str
