@@ -16,7 +16,9 @@ How to add a code (a static grader of ABACUS, VAMPIRE, Wannier90 or kdotpy input
    how the input's value is read, when two values are equal and how each outcome is put in words.
 3. Write `_checks.py`: `@register("<code>.<type>", params=..., thresholds=...)` functions that compare
    effective values with the reference; list the package's public names in its `__init__` with `__all__`.
-4. Add the family to `FAMILIES` below, and the data file to `[tool.setuptools.package-data]` in pyproject.toml.
+4. Add the family to `_FAMILY_MODULES` below and its data file to `[tool.setuptools.package-data]` in
+   pyproject.toml (a code graded by another package registers instead through an entry point of group
+   `cmb.checks` naming the module whose import registers its check types; see `_registry`).
 
 Grading stays pure: it reads only the submission and reference files it is given and imports nothing of the
 runner, sandboxes, scheduler, store, command line, agents, gateway, analysis or catalog.
