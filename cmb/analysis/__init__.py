@@ -1,6 +1,6 @@
 """Analysis of the Parquet store with polars: the paper's tables and figures, statistics, cost, the HTML report."""
 
-from cmb.analysis import _tables  # noqa: F401  (registers the tables)
+from cmb.analysis import _grid, _tables  # noqa: F401  (register the tables)
 from cmb.analysis._analysis import TABLES, Analysis, AnalysisOptions, Basis, TableSpec, register_table
 from cmb.analysis._compare import Metric, PairedTestKind, compare
 from cmb.analysis._load import AnalysisError, dedupe_runs, list_sweeps, scan_checks, scan_runs

@@ -12,9 +12,10 @@ import polars as pl
 from cmb import __version__
 from cmb.analysis import _svg as svg
 from cmb.analysis._analysis import Analysis
+from cmb.analysis._grid import Grid, task_order
 from cmb.analysis._prepare import CONDITION_ORDER, FAILURE_ORDER
 from cmb.analysis._table import Table
-from cmb.analysis._tables import KIND_LABELS, Grid, task_order
+from cmb.analysis._tables import KIND_LABELS
 
 MAX_GRID_CELLS = 60_000  # above this the grid shows the pass fraction over trials instead of every attempt
 MAX_TABLE_ROWS = 60  # a longer table shows its first rows (the most shared errors first) and says how many remain

@@ -8,30 +8,20 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from cmb.analysis._analysis import Analysis, ordered, register_table
-from cmb.analysis._prepare import AUDIT_VOIDED, CONDITION_ORDER, FAILURE_ORDER, PASS, UNCLASSIFIED
+from cmb.analysis._analysis import Analysis, register_table
+from cmb.analysis._prepare import AUDIT_VOIDED, CONDITION_ORDER, FAILURE_ORDER, PASS
 from cmb.analysis._stats import (
     bootstrap_paired_ratio_diff,
     bootstrap_unpaired_ratio_diff,
     pass_k_curves,
 )
 from cmb.analysis._table import Table, ci_cell, pct, pp, rate_cell, ratio, usd
-from cmb.models import FailureClass
 
 KIND_LABELS = {
     "input-preparation": "prepare inputs",
     "output-analysis": "analyze outputs",
     "run-and-analyze": "run and analyze",
     "workflow": "workflow",
-}
-OUTCOME_SYMBOLS = {
-    PASS: "#",
-    FailureClass.SCIENTIFIC.value: "s",
-    FailureClass.SOFTWARE.value: "w",
-    FailureClass.FORMAT.value: "f",
-    FailureClass.TIME_LIMIT.value: "t",
-    AUDIT_VOIDED: "a",
-    UNCLASSIFIED: "?",
 }
 SINGLE_FULL, SINGLE_REDUCED, WORKFLOW_FULL, WORKFLOW_REDUCED = CONDITION_ORDER
 
@@ -75,7 +65,7 @@ def pass_table(a: Analysis) -> Table:
             pl.col(a.score_col).mean().alias("mean_score"),
             *_cost_exprs(),
         )
-        .sort(pl.col("agent"), pl.col("condition").replace_strict(_rank(CONDITION_ORDER), default=99))
+        .sort(pl.col("agent"), pl.col("condition").replace_strict(rank(CONDITION_ORDER), default=99))
     )
     clusters = a.per_task([*groups, "kind"]).partition_by([*groups, "kind"], as_dict=True)
     all_clusters = a.per_task(groups).partition_by(groups, as_dict=True)
@@ -162,7 +152,8 @@ def pass_table(a: Analysis) -> Table:
     )  # fmt: skip
 
 
-def _rank(order: tuple[str, ...]) -> dict[str, int]:
+def rank(order: tuple[str, ...]) -> dict[str, int]:
+    """Each value's position in a display order."""
     return {v: i for i, v in enumerate(order)}
 
 
@@ -176,7 +167,7 @@ def repeat_table(a: Analysis, min_trials: int = 2) -> Table:
     per_task = a.per_task(groups).filter(pl.col("attempts") >= min_trials)
     rows: list[dict[str, Any]] = []
     parts = per_task.partition_by(groups, as_dict=True)
-    order = sorted(parts, key=lambda k: (str(k[0]), _rank(CONDITION_ORDER).get(str(k[1]), 99)))
+    order = sorted(parts, key=lambda k: (str(k[0]), rank(CONDITION_ORDER).get(str(k[1]), 99)))
     n_cols = 0
     for key in order:
         t = parts[key]
@@ -365,7 +356,7 @@ def failures_table(a: Analysis) -> Table:
     rows: list[dict[str, Any]] = []
     cells: list[list[str]] = []
     lookup = {(r[0], r[1], r[2]): int(r[3]) for r in counts.iter_rows()}
-    ordered_totals = sorted(totals.iter_rows(), key=lambda r: (r[0], _rank(CONDITION_ORDER).get(r[1], 99)))
+    ordered_totals = sorted(totals.iter_rows(), key=lambda r: (r[0], rank(CONDITION_ORDER).get(r[1], 99)))
     grand: Counter[str] = Counter()
     grand_runs = 0
     for agent, cond, runs in ordered_totals:
@@ -497,7 +488,7 @@ def cost_table(a: Analysis) -> Table:
         *_cost_exprs(),
     ]
     by = a.runs.group_by(["agent", "condition"]).agg(*aggs)
-    by = by.sort(pl.col("agent"), pl.col("condition").replace_strict(_rank(CONDITION_ORDER), default=99))
+    by = by.sort(pl.col("agent"), pl.col("condition").replace_strict(rank(CONDITION_ORDER), default=99))
     total = a.runs.select(*aggs).with_columns(agent=pl.lit("sweep total (kept)"), condition=pl.lit(""))
     any_dropped = bool(a.all["drop_reason"].is_not_null().any())
     everything = a.all.select(*aggs).with_columns(agent=pl.lit("sweep total (all attempts)"), condition=pl.lit(""))
@@ -553,66 +544,3 @@ def cost_table(a: Analysis) -> Table:
     ]
     return Table(name="cost", title="Cost per agent, per pass and per sweep", header=header, cells=cells, rows=rows,
                  notes=notes, meta=a.meta())  # fmt: skip
-
-
-# --- Figure C1: every attempt --------------------------------------------------------------------------------------
-
-
-def task_order(a: Analysis) -> list[str]:
-    """Tasks by kind (paper order), then id."""
-    kinds = a.kinds()
-    pairs = a.runs.select("kind", "task").unique().rows()
-    return [t for _, t in sorted(pairs, key=lambda kt: (kinds.index(kt[0]) if kt[0] in kinds else 99, kt[1]))]
-
-
-class Grid:
-    """Every attempt as a dense matrix: rows (agent, condition, trial), columns tasks, cells outcome codes."""
-
-    def __init__(self, a: Analysis) -> None:
-        self.tasks = task_order(a)
-        self.outcomes: list[str | None] = [None, *ordered(a.runs["outcome"].unique().to_list(), [PASS, *FAILURE_ORDER])]
-        keys = a.runs.select("agent", "condition", "trial").unique()
-        keys = keys.with_columns(pl.col("condition").replace_strict(_rank(CONDITION_ORDER), default=99).alias("_c"))
-        keys = keys.sort(["agent", "_c", "trial"]).drop("_c").with_row_index("_row")
-        task_index = pl.DataFrame({"task": self.tasks, "_col": range(len(self.tasks))})
-        codes = pl.DataFrame({"outcome": self.outcomes[1:], "_code": range(1, len(self.outcomes))})
-        cells = (
-            a.runs.select("agent", "condition", "trial", "task", "outcome")
-            .join(keys, on=["agent", "condition", "trial"])
-            .join(task_index, on="task")
-            .join(codes, on="outcome")
-        )
-        self.keys: list[tuple[str, str, int]] = keys.select("agent", "condition", "trial").rows()
-        self.codes = np.zeros((keys.height, len(self.tasks)), dtype=np.int8)  # 0: not run
-        self.codes[cells["_row"].to_numpy(), cells["_col"].to_numpy()] = cells["_code"].to_numpy()
-
-
-@register_table("grid", "Every attempt")
-def grid_table(a: Analysis) -> Table:
-    """Figure C1 shape: one row per agent, condition and trial, one column per task, the outcome in each cell."""
-    g = Grid(a)
-    names = np.array(g.outcomes, dtype=object)
-    symbols = np.array([" ", *(OUTCOME_SYMBOLS.get(str(o), "?") for o in g.outcomes[1:])])
-    pass_code = g.outcomes.index(PASS) if PASS in g.outcomes else -1
-    outcome_rows = names[g.codes].tolist()
-    lines = ["".join(row) for row in symbols[g.codes].tolist()]
-    passed = (g.codes == pass_code).sum(axis=1).tolist()
-    ran = (g.codes > 0).sum(axis=1).tolist()
-    rows = [
-        {"agent": agent, "condition": cond, "trial": trial, "outcomes": outcomes}
-        for (agent, cond, trial), outcomes in zip(g.keys, outcome_rows, strict=True)
-    ]
-    cells = [
-        [agent, cond, str(trial), f"{p}/{r}", line]
-        for (agent, cond, trial), p, r, line in zip(g.keys, passed, ran, lines, strict=True)
-    ]
-    legend = ", ".join(f"{s} {o}" for o, s in OUTCOME_SYMBOLS.items())
-    notes = [f"columns: {len(g.tasks)} tasks by kind then id; {legend}; blank: not run", a.epoch.summary()]
-    meta = a.meta() | {"tasks": g.tasks}
-    return Table(name="grid", title="Every attempt", header=["agent", "cond", "trial", "passed", "tasks"],
-                 cells=cells, rows=rows, notes=notes, meta=meta)  # fmt: skip
-
-
-def outcome_order() -> list[str]:
-    """Outcomes in display order: pass first, then failure classes."""
-    return ordered([PASS, *FAILURE_ORDER], [PASS, *FAILURE_ORDER])

@@ -1,6 +1,27 @@
 """Fixed-rule grading: pure functions from (grader spec, reference, submission folder) to a GradeReport.
 
-Each check family lives in one module that registers its check types on import.
+A check family registers its check types on import. The generic families (numeric values, answer schemas,
+crystal structures) are single modules; each simulation code whose inputs are graded without running it is a
+subpackage (`vasp`, `qe`, `lammps`) holding its reader, its defaults as data beside it, and a `_checks` module
+with only its registered check types. All of them report a setting in one model, `settings.Effective`: the
+value the code would use, its origin (set / default / conditional default ...), the rule that decided it.
+
+How to add a code (a static grader of ABACUS, VAMPIRE, Wannier90 or kdotpy inputs, say):
+
+1. Create `cmb/grading/<code>/` with a reader that turns the input text into settings, read as the code reads
+   them (strict where the code is strict, refusing what it would silently ignore), on linear-time parsing.
+2. Put the code's documented defaults beside it as data (`<code>_defaults.yaml`, each entry citing its
+   source) in the grammar of `cmb.grading.settings` (`Rule`, `Predicate`, `Term`, `MinOf`; a `Leaf` subclass
+   for an expression only this code has), and resolve them with a `settings.RuleEvaluator` subclass: it says
+   how the input's value is read, when two values are equal and how each outcome is put in words.
+3. Write `_checks.py`: `@register("<code>.<type>", params=..., thresholds=...)` functions that compare
+   effective values with the reference; list the package's public names in its `__init__` with `__all__`.
+4. Add the family to `_FAMILY_MODULES` below and its data file to `[tool.setuptools.package-data]` in
+   pyproject.toml (a code graded by another package registers instead through an entry point of group
+   `cmb.checks` naming the module whose import registers its check types; see `_registry`).
+
+Grading stays pure: it reads only the submission and reference files it is given and imports nothing of the
+runner, sandboxes, scheduler, store, command line, agents, gateway, analysis or catalog.
 """
 
 from importlib import import_module
@@ -19,10 +40,19 @@ from cmb.grading._registry import (
 )
 from cmb.grading._submission import Submission, SubmissionError, get_field
 
-FAMILIES = ("numeric", "schema", "structure", "vasp", "qe", "lammps")
+# family -> the module that registers its check types
+_FAMILY_MODULES = {
+    "numeric": "cmb.grading._numeric",
+    "schema": "cmb.grading._schema",
+    "structure": "cmb.grading._structure",
+    "vasp": "cmb.grading.vasp",
+    "qe": "cmb.grading.qe",
+    "lammps": "cmb.grading.lammps",
+}
+FAMILIES = tuple(_FAMILY_MODULES)
 
-for _family in FAMILIES:
-    import_module(f"cmb.grading._{_family}")
+for _module in _FAMILY_MODULES.values():
+    import_module(_module)
 
 __all__ = [
     "FAMILIES",

@@ -1,7 +1,7 @@
 """One attempt's lifecycle: stage, sandbox, supervised agent, collect, audit, grade, RunRecord; and its launch."""
 
 from cmb.runner._artifacts import artifacts_path, write_atomic
-from cmb.runner._attempt import RunOptions, fetch_into, resolve_profile, run_attempt, time_notice
+from cmb.runner._attempt import RunOptions, resolve_profile, run_attempt, time_notice
 from cmb.runner._audit import AuditInput, AuditReport, NetworkProbe, audit
 from cmb.runner._codelog import (
     CodeCall,
@@ -13,6 +13,7 @@ from cmb.runner._codelog import (
     code_table,
     verify_log,
 )
+from cmb.runner._collect import fetch_into
 from cmb.runner._launch import Launch, effective_options, launch, preflight, prepare
 from cmb.runner._resolve import (
     LaunchError,

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import fcntl
-import fnmatch
 import json
 import shutil
-import socket
-import struct
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -37,7 +32,9 @@ from cmb.models import (
 from cmb.runner._artifacts import ArtifactDir, artifacts_path, write_atomic
 from cmb.runner._audit import AuditInput, AuditReport, NetworkProbe, audit, sha256_file
 from cmb.runner._codelog import KeyRing, accept_head, code_table, parse_heads, verify_log
-from cmb.runner._supervise import CODES_NAME, HEAD_PREFIX, LOG_NAME, WRAPPER_NAME
+from cmb.runner._collect import collect_log, copy_answers, fetch_into, fetch_work, write_file_list
+from cmb.runner._isolation import NETPROBE, PROBE_TIMEOUT_S, probe_network
+from cmb.runner._supervise import CODES_NAME, HEAD_PREFIX, WRAPPER_NAME
 from cmb.runner._usage import usage_from_report
 from cmb.sandbox import ExecResult, Sandbox, SandboxError, SandboxSpec
 from cmb.settings import DEFAULT_IMAGE
@@ -47,10 +44,7 @@ HOME_DIR = ".agent"
 HARNESS_DIR = ".cmb"
 SUPERVISOR = Path(__file__).with_name("_supervise.py")
 WRAPPER = Path(__file__).with_name("_codewrap.py")
-NETPROBE = Path(__file__).with_name("_netprobe.py")
-PUBLIC_PROBES = ("1.1.1.1:443", "8.8.8.8:53", "dns:example.com")
 GRACE_S = 60.0  # beyond the supervisor's own deadline, before the sandbox kills the command
-PROBE_TIMEOUT_S = 30.0
 
 _CATEGORY_CLASS = {
     Category.FORMAT: FailureClass.FORMAT,
@@ -192,140 +186,6 @@ def _relative(path: str, root: str) -> str:
     return path
 
 
-def fetch_into(sandbox: Sandbox, rel: str, dest: Path, max_bytes: int) -> bool:
-    """Copy a sandbox path into `dest`: a file lands as dest/<name>, a folder's contents land in dest.
-
-    Backends may deliver a folder either as its contents or wrapped in its own name; both are normalised here.
-    """
-    name = Path(rel).name or "."
-    with tempfile.TemporaryDirectory(prefix="cmb-get-") as tmp:
-        staging = Path(tmp) / "x"
-        staging.mkdir()
-        try:
-            sandbox.get(rel, staging, max_bytes=max_bytes)
-        except FileNotFoundError:
-            return False
-        entries = list(staging.iterdir())
-        if not entries:
-            return False
-        if len(entries) == 1 and entries[0].name == name and entries[0].is_dir() and not entries[0].is_symlink():
-            staging = entries[0]
-        dest.mkdir(parents=True, exist_ok=True)
-        for item in staging.iterdir():
-            target = dest / item.name
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            shutil.move(str(item), str(target))
-    return True
-
-
-def _host_addresses() -> list[str]:
-    """IPv4 addresses of this host's interfaces other than loopback (docker bridges included)."""
-    addrs: set[str] = set()
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        for _, name in socket.if_nameindex():
-            try:
-                packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name[:15].encode()))  # SIOCGIFADDR
-            except OSError:
-                continue
-            addr = socket.inet_ntoa(packed[20:24])
-            if not addr.startswith("127."):
-                addrs.add(addr)
-    return sorted(addrs)
-
-
-class _Listener:
-    """A TCP listener on every host address: a connection from the sandbox proves it has a network."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("0.0.0.0", 0))  # noqa: S104 - the point is to be reachable from any interface
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.peers: list[str] = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self) -> None:
-        while not self.stop.is_set():
-            try:
-                conn, peer = self.sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            self.peers.append(f"{peer[0]}:{peer[1]}")
-            conn.close()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(2)
-        self.sock.close()
-
-
-def probe_network(sandbox: Sandbox, paths: SandboxPaths, gateway_url: str | None, env: dict[str, str]) -> NetworkProbe:
-    """Try the host's own addresses and public ones from inside the sandbox, before the agent runs."""
-    listener = _Listener()
-    try:
-        targets = [f"{a}:{listener.port}" for a in _host_addresses()] + list(PUBLIC_PROBES)
-        argv = ["python3", f"{paths.harness}/_netprobe.py", *targets]
-        result = sandbox.exec(argv, timeout_s=PROBE_TIMEOUT_S, env=env)
-        time.sleep(0.2)
-    finally:
-        listener.close()
-    if result.exit_code != 0 or result.timed_out:
-        return NetworkProbe(ran=False, error=(result.stderr or result.stdout)[-300:] or f"exit {result.exit_code}")
-    try:
-        reached = [str(r) for r in json.loads(result.stdout.strip().splitlines()[-1])]
-    except (ValueError, IndexError):
-        return NetworkProbe(ran=False, error=f"unreadable probe output {result.stdout[-200:]!r}")
-    gateway = _gateway_hostport(gateway_url)
-    reached = [r for r in reached if r != gateway]
-    reached += [f"listener<-{p}" for p in listener.peers if f"listener<-{p}" not in reached]
-    return NetworkProbe(ran=True, reached=sorted(set(reached)))
-
-
-def _gateway_hostport(url: str | None) -> str | None:
-    if not url:
-        return None
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    return f"{parts.hostname}:{port}"
-
-
-def _answer_paths(collected: Path, patterns: list[str]) -> list[Path]:
-    """Collected files matching the task's answer_files (names, folders or glob patterns)."""
-    found: list[Path] = []
-    for pattern in patterns:
-        direct = collected / pattern
-        if direct.is_dir() and not direct.is_symlink():
-            found += [p for p in direct.rglob("*") if p.is_file() and not p.is_symlink()]
-        elif direct.is_file() and not direct.is_symlink():
-            found.append(direct)
-        elif any(ch in pattern for ch in "*?["):
-            found += [
-                p
-                for p in collected.rglob("*")
-                if p.is_file() and not p.is_symlink() and fnmatch.fnmatch(str(p.relative_to(collected)), pattern)
-            ]
-    return sorted(set(found))
-
-
-def _copy_answers(collected: Path, patterns: list[str], dest: Path) -> list[str]:
-    dest.mkdir(parents=True, exist_ok=True)
-    copied = []
-    for path in _answer_paths(collected, patterns):
-        rel = path.relative_to(collected)
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, dest / rel)
-        copied.append(str(rel))
-    return copied
-
-
 @dataclass
 class _State:
     """What the phases accumulate, so a failure at any point still yields a complete record."""
@@ -449,8 +309,8 @@ def run_attempt(
                 agent_seconds = time.monotonic() - t0
             killed = frozenset(ctx.killed)
             with state.phase("collect"):
-                collected_dir = _collect(sandbox, entry, paths, tmp, art.path, options, state)
-                log_text, heads_text = _collect_log(sandbox, paths, tmp)
+                collected_dir = _collect(sandbox, entry, tmp, art.path, options, state)
+                log_text, heads_text = collect_log(sandbox, HARNESS_DIR, tmp)
                 for text in heads_text:
                     try:
                         accept_head(ring, json.loads(text))
@@ -554,60 +414,18 @@ def _probe_root(sandbox: Sandbox) -> str:
 
 
 def _collect(
-    sandbox: Sandbox,
-    entry: TaskEntry,
-    paths: SandboxPaths,
-    tmp: Path,
-    art: Path,
-    options: RunOptions,
-    state: _State,
+    sandbox: Sandbox, entry: TaskEntry, tmp: Path, art: Path, options: RunOptions, state: _State
 ) -> Path | None:
     """The working folder if it fits the bound, else the answer files one by one; answers go to submission/."""
     collected = tmp / "collected"
     collected.mkdir()
-    whole: Path | None = collected
-    try:
-        fetch_into(sandbox, WORK_DIR, collected, options.collect_max_bytes)
-    except (SandboxError, ValueError, OSError) as exc:
-        # too large or unreadable: fall back to the answers alone (an agent filling the disk still gets graded)
-        whole = None
-        shutil.rmtree(collected)
-        collected.mkdir()
+    answer_files = list(entry.spec.answer_files)
+    whole = fetch_work(sandbox, WORK_DIR, answer_files, collected, art, options.collect_max_bytes)
+    if not whole:
         state.marks["collect_fallback"] = 1.0
-        write_atomic(art / "collect-error.txt", f"{type(exc).__name__}: {exc}\n")
-        for rel in entry.spec.answer_files:
-            if any(ch in rel for ch in "*?["):
-                continue
-            try:
-                target = (collected / rel).parent
-                fetch_into(sandbox, f"{WORK_DIR}/{rel}", target, options.collect_max_bytes)
-            except (SandboxError, ValueError, OSError):
-                continue
-    state.collected = _copy_answers(collected, list(entry.spec.answer_files), art / "submission")
-    manifest = [
-        {"path": str(p.relative_to(collected)), "bytes": p.stat().st_size}
-        for p in sorted(collected.rglob("*"))
-        if p.is_file() and not p.is_symlink()
-    ]
-    write_atomic(art / "files.json", json.dumps(manifest, indent=1))
-    return whole
-
-
-def _collect_log(sandbox: Sandbox, paths: SandboxPaths, tmp: Path) -> tuple[str, list[str]]:
-    out = tmp / "harness-out"
-    log_text = ""
-    heads: list[str] = []
-    try:
-        if fetch_into(sandbox, f"{HARNESS_DIR}/{LOG_NAME}", out, 64 * 1024 * 1024):
-            log_text = (out / LOG_NAME).read_text(encoding="utf-8", errors="replace")
-    except (SandboxError, ValueError, OSError):
-        log_text = ""
-    try:
-        if fetch_into(sandbox, f"{HARNESS_DIR}/heads", out / "heads", 1024 * 1024):
-            heads = [p.read_text(encoding="utf-8", errors="replace") for p in sorted((out / "heads").glob("*.json"))]
-    except (SandboxError, ValueError, OSError):
-        heads = []
-    return log_text, heads
+    state.collected = copy_answers(collected, answer_files, art / "submission")
+    write_file_list(collected, art)
+    return collected if whole else None
 
 
 def _classify(state: _State, timed_out: bool, limit: ExitReason | None) -> tuple[bool, FailureClass | None, ExitReason]:

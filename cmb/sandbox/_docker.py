@@ -20,52 +20,25 @@ import logging
 import math
 import re
 import tarfile
-import threading
 import time
 from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 from cmb.sandbox._base import ExecResult, Sandbox, SandboxError, SandboxSpec, register_backend
+from cmb.sandbox._docker_support import LABEL, RELAY_SOURCE, OutputCollector, Spool, dir_info, remove_labelled
 from cmb.sandbox._files import extract_tar, relative_parts
 from cmb.sandbox._owner import OWNER_LABEL, owner_dead, owner_tag
 
 log = logging.getLogger(__name__)
 
-LABEL = "cmb"
 USER = "1000:1000"
 # The container's own process (init + sleep) runs as nobody: `kill -9 -1` by the agent's uid cannot stop it.
 KEEPER = "65534:65534"
 RELAY_PORT = 8080
 RELAY_ALIAS = "gateway"
-OUTPUT_LIMIT = 8 * 2**20
 _NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,100}$")
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]"}
-
-# Forwards every TCP connection on RELAY_PORT to the gateway; runs as uid 1000 in the relay container.
-RELAY_SOURCE = """
-import asyncio, sys
-host, port, listen = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-async def pipe(r, w):
-    try:
-        while data := await r.read(65536):
-            w.write(data)
-            await w.drain()
-    finally:
-        w.close()
-async def handle(cr, cw):
-    try:
-        gr, gw = await asyncio.open_connection(host, port)
-    except OSError:
-        cw.close()
-        return
-    await asyncio.gather(pipe(cr, gw), pipe(gr, cw), return_exceptions=True)
-async def main():
-    server = await asyncio.start_server(handle, "0.0.0.0", listen)
-    print("relay ready", flush=True)
-    await server.serve_forever()
-asyncio.run(main())
-"""
 
 
 def _client() -> Any:
@@ -327,7 +300,7 @@ class DockerSandbox(Sandbox):
 
     def teardown(self) -> None:
         """Remove the container, relay, network and volume of this sandbox (safe to call twice)."""
-        _remove_labelled(self.client, {f"{LABEL}.name": self.spec.name})
+        remove_labelled(self.client, {f"{LABEL}.name": self.spec.name})
         self.container = None
         self._inside_gateway = None
 
@@ -358,7 +331,7 @@ class DockerSandbox(Sandbox):
                     orphans.add(name)
         removed: list[str] = []
         for name in sorted(orphans - live_names):
-            removed += _remove_labelled(client, {f"{LABEL}.name": name})
+            removed += remove_labelled(client, {f"{LABEL}.name": name})
         return removed
 
     # -- files -------------------------------------------------------------------------------------------------
@@ -375,9 +348,9 @@ class DockerSandbox(Sandbox):
         prefix = PurePosixPath(*relative_parts(dest)) if relative_parts(dest) else PurePosixPath(".")
         with tarfile.open(fileobj=buf, mode="w") as tar:
             for parent in reversed(prefix.parents[:-1] if prefix != PurePosixPath(".") else []):
-                tar.addfile(_dir_info(str(parent)))
+                tar.addfile(dir_info(str(parent)))
             if prefix != PurePosixPath("."):
-                tar.addfile(_dir_info(str(prefix)))
+                tar.addfile(dir_info(str(prefix)))
             for path in sorted(src.rglob("*")):
                 name = str(prefix / path.relative_to(src).as_posix())
                 info = tar.gettarinfo(str(path), arcname=name)
@@ -405,7 +378,7 @@ class DockerSandbox(Sandbox):
             return
         # The archive is spooled to disk, read up to a bound: the agent decides its size, not the harness.
         spool_limit = max_bytes + 64 * 2**20
-        with _Spool(spool_limit) as spool:
+        with Spool(spool_limit) as spool:
             for chunk in stream:
                 if not spool.write(chunk):
                     self._warn(f"not copied out: {src} is larger than the {max_bytes}-byte copy limit")
@@ -453,7 +426,7 @@ class DockerSandbox(Sandbox):
             exec_id = api.exec_create(
                 self.container.id, command, user=USER, environment=self._env(env), workdir=workdir
             )["Id"]
-            out = _Collector(api.exec_start(exec_id, stream=True, demux=True))
+            out = OutputCollector(api.exec_start(exec_id, stream=True, demux=True))
         except docker.errors.APIError as exc:
             raise SandboxError(f"exec in {self.spec.name} failed: {exc}") from exc
         out.start()
@@ -558,87 +531,3 @@ class DockerSandbox(Sandbox):
     def _require_started(self) -> None:
         if self.container is None:
             raise SandboxError(f"sandbox {self.spec.name} is not started")
-
-
-def _dir_info(name: str) -> tarfile.TarInfo:
-    info = tarfile.TarInfo(name)
-    info.type = tarfile.DIRTYPE
-    info.mode = 0o755
-    info.uid, info.gid, info.uname, info.gname = 1000, 1000, "agent", "agent"
-    info.mtime = int(time.time())
-    return info
-
-
-def _remove_labelled(client: Any, labels: dict[str, str]) -> list[str]:
-    """Remove containers, then networks, then volumes carrying cmb=1 and `labels`; returns their names."""
-    import docker.errors
-
-    filters = {"label": [f"{LABEL}=1", *(f"{k}={v}" for k, v in labels.items())]}
-    removed: list[str] = []
-    for c in client.containers.list(all=True, filters=filters):
-        with contextlib.suppress(docker.errors.NotFound):
-            c.remove(force=True, v=True)
-            removed.append(c.name)
-    for n in client.networks.list(filters=filters):
-        with contextlib.suppress(docker.errors.NotFound):
-            n.remove()
-            removed.append(n.name)
-    for v in client.volumes.list(filters=filters):
-        with contextlib.suppress(docker.errors.NotFound):
-            v.remove(force=True)
-            removed.append(v.name)
-    return removed
-
-
-class _Collector(threading.Thread):
-    """Drains an exec's demultiplexed output stream, keeping at most OUTPUT_LIMIT bytes of each."""
-
-    def __init__(self, stream: Any) -> None:
-        super().__init__(daemon=True)
-        self.stream = stream
-        self.buffers: dict[int, bytearray] = {1: bytearray(), 2: bytearray()}
-        self.dropped: dict[int, int] = {1: 0, 2: 0}
-
-    def run(self) -> None:
-        with contextlib.suppress(Exception):
-            for stdout, stderr in self.stream:
-                for fd, chunk in ((1, stdout), (2, stderr)):
-                    if chunk:
-                        buf = self.buffers[fd]
-                        buf += chunk
-                        if len(buf) > OUTPUT_LIMIT:
-                            cut = len(buf) - OUTPUT_LIMIT
-                            del buf[:cut]
-                            self.dropped[fd] += cut
-
-    def text(self, fd: int) -> str:
-        """What was kept of stdout (1) or stderr (2)."""
-        head = f"[... {self.dropped[fd]} bytes cut ...]\n" if self.dropped[fd] else ""
-        return head + bytes(self.buffers[fd]).decode(errors="replace")
-
-
-class _Spool:
-    """A temporary file that accepts at most `limit` bytes."""
-
-    def __init__(self, limit: int) -> None:
-        import tempfile
-
-        self.limit = limit
-        self.size = 0
-        self.file = tempfile.TemporaryFile()
-
-    def write(self, chunk: bytes) -> bool:
-        self.size += len(chunk)
-        if self.size > self.limit:
-            return False
-        self.file.write(chunk)
-        return True
-
-    def seek(self, pos: int) -> None:
-        self.file.seek(pos)
-
-    def __enter__(self) -> _Spool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.file.close()

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from cmb.sandbox._kubernetes import MIN_K8S, POOL, ROLE, WORKFLOW_TAINT
+from cmb.sandbox._kube_manifest import MIN_K8S, POOL, ROLE, WORKFLOW_TAINT
 from cmb.settings import KubernetesSettings
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")

@@ -25,7 +25,7 @@ from cmb.grading._structure import (
 from cmb.grading._submission import Submission, SubmissionError
 from cmb.models import Check
 from tests.conftest import make_reference, write_files
-from tests.grading._vasp_helpers import (
+from tests.grading._crystals import (
     bare,
     nio_afm1_conventional,
     nio_afm2,

@@ -16,15 +16,9 @@ import pytest
 
 from cmb.models import DEFAULT_PROFILES, ResourceProfile
 from cmb.sandbox import SandboxError, SandboxSpec
-from cmb.sandbox._kubernetes import (
-    MIN_K8S,
-    KubernetesSandbox,
-    PodVerdict,
-    classify_pod,
-    job_manifest,
-    manifest_dict,
-    reset_client_configuration,
-)
+from cmb.sandbox._kube_manifest import MIN_K8S, job_manifest, manifest_dict
+from cmb.sandbox._kube_pods import PodVerdict, classify_pod
+from cmb.sandbox._kubernetes import KubernetesSandbox, reset_client_configuration
 from cmb.settings import CmbSettings, KubernetesSettings
 from tests.sandbox.fake_kube_apiserver import FakeKubeApiServer
 

@@ -1,4 +1,4 @@
-"""Helpers for the lammps check-family tests: build a check, grade a script, run the real LAMMPS."""
+"""Helpers for the lammps tests: scripts, checks, grading a script, running the real LAMMPS."""
 
 from __future__ import annotations
 
@@ -73,3 +73,32 @@ def printed(output: str, tag: str) -> str:
         if line.startswith(tag + " "):
             return line.split(None, 1)[1].strip()
     raise AssertionError(f"LAMMPS printed no {tag!r} line:\n{output[-2000:]}")
+
+
+NPT_SCRIPT = """# Cu at 300 K and 0 bar
+variable T equal 300
+units metal
+lattice fcc 3.615
+region b block 0 4 0 4 0 4
+create_box 1 b
+create_atoms 1 box
+mass 1 63.546
+pair_style eam
+pair_coeff 1 1 Cu_u3.eam
+velocity all create ${T} 4928459 dist gaussian
+fix md all npt temp ${T} ${T} $(100*dt) iso 0.0 0.0 $(1000*dt)
+run 10000
+"""
+
+SW_SCRIPT = """units metal
+region b block 0 10 0 10 0 10
+create_box {n} b
+pair_style sw
+pair_coeff * * {file} {elements}
+fix 1 all nvt temp 1000 1000 0.1
+run 100
+"""
+
+
+def _script(tmp_path: Path, text: str, check: Check, **values) -> object:
+    return grade_files(tmp_path, {"in.lmp": text}, check, **values)

@@ -1,8 +1,8 @@
-"""pw.x inputs and what the real pw.x 6.7 did with each, for tests/grading/test_qe.py.
+"""pw.x inputs and what the real pw.x 6.7 did with each, for the tests of tests/grading/qe/.
 
 Every case of CASES is a variant of one small silicon input (namelist syntax, cards, traps). OBSERVED holds
 what pw.x 6.7 (Debian quantum-espresso 6.7-2) printed when run on it: the error it stopped on, or the values
-it used. `python -m tests.grading._qe_helpers` re-records OBSERVED where pw.x and the pseudopotentials of
+it used. `python -m tests.grading.qe._cases` re-records OBSERVED where pw.x and the pseudopotentials of
 the quantum-espresso-data examples are installed.
 """
 
