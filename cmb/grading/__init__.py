@@ -48,6 +48,7 @@ _FAMILY_MODULES = {
     "vasp": "cmb.grading.vasp",
     "qe": "cmb.grading.qe",
     "lammps": "cmb.grading.lammps",
+    "vampire": "cmb.grading.vampire",
 }
 FAMILIES = tuple(_FAMILY_MODULES)
 

@@ -1,0 +1,301 @@
+"""Study crn-magnons (magnons of antiferromagnetic CrN): traps, physics checks of the references, oracles.
+
+Tasks: square-afm-spin-waves (run-and-analyze, the method check), crn-ldau-vasp-inputs (input preparation, VASP),
+crn-relaxed-structure (output analysis of an interrupted pw.x vc-relax), crn-wannier-tb2j-inputs (input
+preparation, VASP + Wannier90 + TB2J), and the workflow crn-magnons-workflow (the last two chained). Oracles run at
+most once per module; the generic gates (fairness cases, recall, tolerance edges) are in test_gates.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cmb.catalog import stage_bundle, validate
+from tests.tasks._helpers import (
+    CATALOG,
+    assert_empty_submission_fails,
+    assert_entry_is_consistent,
+    assert_tolerance_edges,
+    edited_oracle_inputs,
+    entry,
+    failed,
+    grade_answer,
+    grade_dir,
+    read_answer,
+    reference_answer,
+)
+
+STUDY = "crn-magnons"
+SINGLE = ["square-afm-spin-waves", "crn-ldau-vasp-inputs", "crn-relaxed-structure", "crn-wannier-tb2j-inputs"]
+WORKFLOW = "crn-magnons-workflow"
+JSON_TASKS = ["square-afm-spin-waves", "crn-relaxed-structure"]
+INPUT_TASKS = ["crn-ldau-vasp-inputs", "crn-wannier-tb2j-inputs"]
+PRESENT = [t for t in SINGLE if t in CATALOG.entries]
+
+
+def copy_submission(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest, dirs_exist_ok=True)
+    return dest
+
+
+# ------------------------------------------------------------------------------------------------ every task
+
+
+def test_study_validates_without_problems():
+    ids = [*PRESENT, *([WORKFLOW] if WORKFLOW in CATALOG.entries else [])]
+    problems = validate(CATALOG, ids)
+    assert problems == [], "\n".join(map(str, problems))
+
+
+def test_study_graph_holds_every_task_and_its_upstream():
+    study = CATALOG.studies[STUDY].spec
+    listed = {t for s in study.steps for t in s.tasks}
+    assert set(PRESENT) <= listed
+    assert study.upstream("spin-waves") == {"exchange", "dft-ground-state", "lswt-method-check"}
+    assert study.upstream("neel-temperature") == {"exchange", "dft-ground-state"}
+
+
+@pytest.mark.parametrize("task", PRESENT)
+def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
+    assert entry(task).has_reduced
+    assert_entry_is_consistent(task, STUDY)
+
+
+@pytest.mark.parametrize("task", PRESENT)
+def test_empty_submission_fails(task, tmp_path):
+    assert_empty_submission_fails(task, tmp_path)
+
+
+@pytest.mark.parametrize("task", PRESENT)
+def test_staged_workspace_alone_fails(task, tmp_path):
+    e = entry(task)
+    stage_bundle(e, e.conditions()[0], tmp_path)
+    assert not grade_dir(task, tmp_path).passed
+
+
+def _merged(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        out[k] = _merged(out.get(k, {}), v) if isinstance(v, dict) else v
+    return out
+
+
+@pytest.mark.parametrize("task", [t for t in JSON_TASKS if t in CATALOG.entries])
+def test_reference_values_pass(task, oracle_dirs, tmp_path):
+    """The reference values of every numeric check, in the oracle's answer (counts and booleans kept), pass."""
+    answer = _merged(read_answer(oracle_dirs[task]), reference_answer(task))
+    assert grade_answer(task, answer, tmp_path).passed
+
+
+@pytest.mark.parametrize("task", [*PRESENT, WORKFLOW])
+def test_oracle_passes(task, oracle_dirs):
+    report = grade_dir(task, oracle_dirs[task])
+    assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
+
+
+# ------------------------------------------------------------------------------------------------ square-afm-spin-waves
+
+SQ = "square-afm-spin-waves"
+
+
+def test_square_afm_tolerance_edges_around_the_oracle_answer(oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[SQ])
+    assert_tolerance_edges(SQ, base, tmp_path)
+
+
+def test_square_afm_bond_double_counting_fails(oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[SQ])
+    answer = copy.deepcopy(base)
+    for key in ("J1_meV", "J2_meV", "spin_wave_velocity_meV_A", "omega_pi_0_meV", "omega_pi2_pi2_meV"):
+        answer[key] = base[key] / 2  # every bond counted from both ends: J and the magnon energies halve
+    assert failed(grade_answer(SQ, answer, tmp_path)) == {"j1", "j2", "velocity", "omega-pi-0", "omega-pi2-pi2"}
+
+
+def test_square_afm_unconverged_zone_sum_fails(oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[SQ])
+    j1, j2, n = base["J1_meV"], base["J2_meV"], 64
+    k = -np.pi + (np.arange(n) + 0.5) * 2 * np.pi / n
+    kx, ky = np.meshgrid(k, k, indexing="ij")
+    a = 4 * (j1 - j2 * (1 - np.cos(kx) * np.cos(ky)))
+    b = 4 * j1 * (np.cos(kx) + np.cos(ky)) / 2
+    ds = float(np.mean(0.5 * (a / np.sqrt(a * a - b * b) - 1)))
+    answer = {**base, "delta_S": ds, "ordered_moment_muB": 2 * (1 - ds)}
+    assert failed(grade_answer(SQ, answer, tmp_path)) == {"delta-s", "ordered-moment"}
+
+
+def test_square_afm_j1_only_fit_fails(oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[SQ])
+    j1 = base["J1_meV"]
+    answer = {
+        **base,
+        "J2_meV": 0.0,
+        "omega_pi_0_meV": 4 * j1,
+        "omega_pi2_pi2_meV": 4 * j1,
+        "spin_wave_velocity_meV_A": 2 * np.sqrt(2) * j1 * 4.0,
+    }
+    assert failed(grade_answer(SQ, answer, tmp_path)) == {"j2", "omega-pi-0", "omega-pi2-pi2", "velocity"}
+
+
+# ------------------------------------------------------------------------------------------------ crn-ldau-vasp-inputs
+
+VASP = "crn-ldau-vasp-inputs"
+
+
+def test_vasp_reference_input_set_passes(tmp_path):
+    for name in ("INCAR", "KPOINTS", "POSCAR", "POTCAR.spec"):
+        shutil.copyfile(entry(VASP).reference_dir / name, tmp_path / name)
+    assert grade_dir(VASP, tmp_path).passed
+
+
+@pytest.mark.parametrize(
+    ("name", "set_", "drop", "expected"),
+    [
+        ("LASPH left at its default (the seed's trap)", {}, ("LASPH",), {"lasph"}),
+        ("AFM-[110]1 in the same cell", {"MAGMOM": "3.0 -3.0 3.0 -3.0 0.0 0.0 0.0 0.0"}, (), {"structure-and-order"}),
+        ("ferromagnetic start", {"MAGMOM": "3.0 3.0 3.0 3.0 0.0 0.0 0.0 0.0"}, (), {"structure-and-order"}),
+        ("LMAXMIX default", {}, ("LMAXMIX",), {"lmaxmix"}),
+        ("fixed cell", {"ISIF": "2"}, (), {"isif"}),
+        ("tetrahedron smearing in a relaxation", {"ISMEAR": "-5"}, (), {"ismear"}),
+    ],
+)
+def test_vasp_trap_fails_its_check(name, set_, drop, expected, oracle_dirs, tmp_path):
+    report = edited_oracle_inputs(VASP, oracle_dirs, tmp_path, set_=set_, drop=drop)
+    assert failed(report) == expected, (name, [c.message for c in report.checks if not c.passed])
+
+
+def test_vasp_four_atom_cell_cannot_hold_the_double_layer_order(oracle_dirs, tmp_path):
+    tetragonal = (
+        "CrN 4-atom tetragonal\n1.0\n2.934493 0 0\n0 2.934493 0\n0 0 4.15\nCr N\n2 2\nDirect\n"
+        "0 0 0\n0.5 0.5 0.5\n0.5 0.5 0\n0 0 0.5\n"
+    )
+    report = edited_oracle_inputs(
+        VASP, oracle_dirs, tmp_path, set_={"MAGMOM": "3.0 -3.0 0.0 0.0"}, files={"POSCAR": tetragonal}
+    )
+    assert "structure-and-order" in failed(report)
+
+
+# ------------------------------------------------------------------------------------------------ crn-relaxed-structure
+
+RELAX = "crn-relaxed-structure"
+
+
+def _load(path: Path, name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_relax_reference_script_agrees_with_the_committed_reference():
+    """reproduce/reference_values.py (line-by-line parse, ASE neighbours) on the staged file gives reference.yaml."""
+    mod = _load(entry(RELAX).reference_dir / "reproduce" / "reference_values.py", "crn_relax_ref")
+    cycles, geoms, thr = mod.parse(str(entry(RELAX).dir / "workspace" / "relax.out"))
+    ref = entry(RELAX).reference().values
+    assert len(cycles) == ref["completed_scf_cycles"].value == 6
+    assert len(geoms) == 6  # one geometry block after each completed cycle; the seventh cycle has no energy
+    last = cycles[-1]
+    assert last["pressure"] == pytest.approx(ref["pressure_kbar"].value)
+    assert abs(last["pressure"]) > thr["press"] and last["df"] > thr["force"]  # not converged
+    assert last["energy_Ry"] * 13.605693122994 / 4 == pytest.approx(ref["energy_per_fu_eV"].value, abs=1e-5)
+
+
+def test_relax_physics_of_the_latest_cell():
+    """AFM-[110]2: antiparallel first-shell bonds shorter than parallel ones, a/(2b) < 1, c near the cubic a0."""
+    ref = {k: v.value for k, v in entry(RELAX).reference().values.items()}
+    assert ref["NN_antiparallel_distance_angstrom"] < 0.97 * ref["NN_parallel_distance_angstrom"]
+    assert ref["a_angstrom"] / (2 * ref["b_angstrom"]) < 0.98
+    a0 = (4 * ref["volume_per_fu_A3"]) ** (1 / 3)
+    assert abs(ref["c_angstrom"] / a0 - 1) < 0.01
+    assert ref["NN_parallel_count"] + ref["NN_antiparallel_count"] == 12
+    assert ref["NNN_parallel_count"] + ref["NNN_antiparallel_count"] == 6
+
+
+def test_relax_starting_cell_and_previous_block_fail(oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[RELAX])
+    start = {**base, "a_angstrom": 5.88313, "b_angstrom": 2.94156, "c_angstrom": 4.16, "volume_per_fu_A3": 17.9978}
+    assert {"a", "b", "c", "volume"} <= failed(grade_answer(RELAX, start, tmp_path / "start"))
+    prev = {**base, "a_angstrom": 5.82924, "b_angstrom": 3.00027, "c_angstrom": 4.17833, "volume_per_fu_A3": 18.2691}
+    assert failed(grade_answer(RELAX, prev, tmp_path / "prev")) == {"a", "b", "c", "volume"}
+    assert failed(grade_answer(RELAX, {**base, "converged": True}, tmp_path / "conv")) == {"converged"}
+
+
+def test_relax_tolerance_edges_around_the_oracle_answer(oracle_dirs, tmp_path):
+    assert_tolerance_edges(RELAX, read_answer(oracle_dirs[RELAX]), tmp_path)
+
+
+# ------------------------------------------------------------------------------------------------ crn-wannier-tb2j-inputs
+
+WANN = "crn-wannier-tb2j-inputs"
+
+
+def test_wannier_staged_poscar_is_the_latest_geometry_of_the_relaxation():
+    """The staged POSCAR is make_poscar.py of crn-relaxed-structure's relax.out (the studies' steps connect)."""
+    import contextlib
+    import io
+
+    mod = _load(entry(WANN).reference_dir / "reproduce" / "make_poscar.py", "crn_make_poscar")
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        mod.main(str(entry(RELAX).dir / "workspace" / "relax.out"))
+    assert buf.getvalue() == (entry(WANN).dir / "workspace" / "POSCAR").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "tb2j", "expected"),
+    [
+        ("TB2J's default prefixes (the seed's trap)", {"prefix_up": "wannier90.up", "prefix_down": "wannier90.dn"},
+         {"prefix-up", "prefix-down"}),
+        ("spin channels swapped", {"prefix_up": "wannier90.2", "prefix_down": "wannier90.1"}, {"prefix-up", "prefix-down"}),
+        ("empty states in the integral", {"emax": 1.0}, {"emax"}),
+    ],
+)
+def test_wannier_tb2j_traps_fail(name, tb2j, expected, oracle_dirs, tmp_path):
+    sub = copy_submission(oracle_dirs[WANN], tmp_path / "sub")
+    args = json.loads((sub / "tb2j.json").read_text())
+    args.update(tb2j)
+    (sub / "tb2j.json").write_text(json.dumps(args))
+    assert failed(grade_dir(WANN, sub)) == expected, name
+
+
+@pytest.mark.parametrize(
+    ("name", "set_", "drop", "expected"),
+    [
+        ("symmetry left on", {}, ("ISYM",), {"isym"}),
+        ("default band count", {}, ("NBANDS",), {"nbands"}),
+        ("both channels counted", {"NUM_WANN": "64"}, (), {"num-wann"}),
+        ("single-layer order", {"MAGMOM": "3.0 -3.0 3.0 -3.0 0.0 0.0 0.0 0.0"}, (), {"structure-and-order"}),
+    ],
+)
+def test_wannier_incar_traps_fail(name, set_, drop, expected, oracle_dirs, tmp_path):
+    report = edited_oracle_inputs(WANN, oracle_dirs, tmp_path, set_=set_, drop=drop)
+    assert failed(report) == expected, (name, [c.message for c in report.checks if not c.passed])
+
+
+def test_wannier_unrelaxed_cell_fails(oracle_dirs, tmp_path):
+    ideal = (entry(VASP).reference_dir / "POSCAR").read_text()
+    report = edited_oracle_inputs(WANN, oracle_dirs, tmp_path, files={"POSCAR": ideal})
+    assert failed(report) == {"structure-and-order"}
+
+
+# ------------------------------------------------------------------------------------------------ crn-magnons-workflow
+
+
+def test_workflow_poscar_is_written_from_the_relaxation(oracle_dirs):
+    """No POSCAR is staged in the workflow: the oracle writes the latest geometry, the single task's staged cell."""
+    assert "POSCAR" not in {Path(p).name for p in entry(WORKFLOW).spec.workspace}
+    assert (oracle_dirs[WORKFLOW] / "POSCAR").read_text() == (entry(WANN).dir / "workspace" / "POSCAR").read_text()
+
+
+def test_workflow_previous_geometry_poscar_fails(oracle_dirs, tmp_path):
+    sub = copy_submission(oracle_dirs[WORKFLOW], tmp_path / "sub")
+    cell = (sub / "POSCAR").read_text().replace("5.844859300", "5.829241037")
+    (sub / "POSCAR").write_text(cell)
+    assert failed(grade_dir(WORKFLOW, sub)) == {"structure-and-order"}
