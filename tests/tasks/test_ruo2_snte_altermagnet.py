@@ -212,3 +212,70 @@ def test_nodal_trap_fails_its_check(oracle, changes, failing, tmp_path):
     assert failed(grade_dir(NODAL, write_answer(tmp_path, {**oracle[NODAL], **changes}))) == failing
 
 
+
+
+# --- ruo2-snte-interface-vasp-inputs --------------------------------------------------------------------------
+
+IFACE = "ruo2-snte-interface-vasp-inputs"
+
+
+@pytest.fixture(scope="module")
+def iface_oracle(tmp_path_factory) -> Path:
+    return _run_oracle(IFACE, tmp_path_factory.mktemp(IFACE), timeout_s=120, with_prompt=False)
+
+
+def _iface_edited(src: Path, dest: Path, file: str, old: str, new: str) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        if f.is_file():
+            (dest / f.name).write_text(f.read_text())
+    text = (dest / file).read_text()
+    assert old in text
+    (dest / file).write_text(text.replace(old, new))
+    return dest
+
+
+def test_iface_files_are_consistent():
+    assert_files_are_consistent(STUDY, IFACE)
+
+
+def test_iface_oracle_passes_and_workspace_alone_fails(iface_oracle, tmp_path):
+    report = grade_dir(IFACE, iface_oracle)
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+    assert not grade_dir(IFACE, stage_workspace(IFACE, tmp_path)).passed
+
+
+def test_iface_staged_slabs_are_regenerated(tmp_path):
+    script = ROOT / "references" / IFACE / "reproduce" / "make_slabs.py"
+    subprocess.run(["python3", str(script), str(tmp_path)], check=True, capture_output=True)
+    for name in ("SnTe_110_slab.vasp", "RuO2_100_slab.vasp"):
+        staged = task_dir(STUDY, IFACE) / "workspace" / name
+        assert (tmp_path / name).read_text() == staged.read_text()
+
+
+def test_iface_oracle_poscar_is_the_stated_interface(iface_oracle):
+    lines = (iface_oracle / "POSCAR").read_text().splitlines()
+    assert lines[5].split() == ["Sn", "Te", "Ru", "O"] and lines[6].split() == ["7", "7", "8", "16"]
+    pos = np.array([[float(x) for x in line.split()[:3]] for line in lines[8:46]])
+    c = float(lines[4].split()[2])
+    snte_top, ruo2 = pos[:14, 2].max(), pos[14:, 2]
+    assert ruo2.min() - snte_top == pytest.approx(2.60, abs=1e-4)
+    assert c - (pos[:, 2].max() - pos[:, 2].min()) == pytest.approx(15.0, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "failing"),
+    [
+        # both signs within each Ru layer: the sublattices are mixed, not the altermagnetic order
+        ("INCAR", "2*1.5 2*-1.5 2*1.5 2*-1.5", "1.5 -1.5 1.5 -1.5 1.5 -1.5 1.5 -1.5", {"structure-and-order"}),
+        # the cell relaxed with the slab: the vacuum collapses
+        ("INCAR", "ISIF = 2", "ISIF = 3", {"isif"}),
+        # U in the column of O (the staged RuO2 file lists O first)
+        ("INCAR", "LDAUU = 0 0 2.0 0", "LDAUU = 0 0 0 2.0", {"ldauu"}),
+        # the dipole correction of the energy only
+        ("INCAR", "LDIPOL = .TRUE.\n", "", {"ldipol"}),
+    ],
+)
+def test_iface_trap_fails_its_check(iface_oracle, tmp_path, file, old, new, failing):
+    submission = _iface_edited(iface_oracle, tmp_path / "sub", file, old, new)
+    assert failed(grade_dir(IFACE, submission)) == failing
