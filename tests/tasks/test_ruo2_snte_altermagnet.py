@@ -212,8 +212,6 @@ def test_nodal_trap_fails_its_check(oracle, changes, failing, tmp_path):
     assert failed(grade_dir(NODAL, write_answer(tmp_path, {**oracle[NODAL], **changes}))) == failing
 
 
-
-
 # --- ruo2-snte-interface-vasp-inputs --------------------------------------------------------------------------
 
 IFACE = "ruo2-snte-interface-vasp-inputs"

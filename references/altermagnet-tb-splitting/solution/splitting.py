@@ -37,7 +37,9 @@ def split(kx: np.ndarray, ky: np.ndarray) -> np.ndarray:
 def main() -> None:
     """Evaluate and write answer.json (or the path given)."""
     out = sys.argv[1] if len(sys.argv) > 1 else "answer.json"
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 400  # uniform grid over the zone, [-1/2, 1/2) in units of 2pi/a, X and Y included
+    n = (
+        int(sys.argv[2]) if len(sys.argv) > 2 else 400
+    )  # uniform grid over the zone, [-1/2, 1/2) in units of 2pi/a, X and Y included
     g = (np.arange(n) - n // 2) / n
     kx, ky = np.meshgrid(g, g, indexing="ij")
     de = split(kx, ky)

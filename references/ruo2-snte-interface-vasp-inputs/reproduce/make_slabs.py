@@ -10,6 +10,7 @@ Each file has 10 A of vacuum and lists its atoms species by species, bottom to t
 
 Usage: python3 make_slabs.py OUTDIR
 """
+
 import sys
 from pathlib import Path
 
@@ -29,9 +30,16 @@ def write_poscar(path, title, cell_xy, atoms):
     for a in atoms:
         if a[0] not in species:
             species.append(a[0])
-    lines = [title, "1.0", f"  {cell_xy[0]:.6f} 0.000000 0.000000", f"  0.000000 {cell_xy[1]:.6f} 0.000000",
-             f"  0.000000 0.000000 {c:.6f}", "  " + " ".join(species),
-             "  " + " ".join(str(sum(1 for a in atoms if a[0] == s)) for s in species), "Cartesian"]
+    lines = [
+        title,
+        "1.0",
+        f"  {cell_xy[0]:.6f} 0.000000 0.000000",
+        f"  0.000000 {cell_xy[1]:.6f} 0.000000",
+        f"  0.000000 0.000000 {c:.6f}",
+        "  " + " ".join(species),
+        "  " + " ".join(str(sum(1 for a in atoms if a[0] == s)) for s in species),
+        "Cartesian",
+    ]
     for s in species:
         for a in sorted((a for a in atoms if a[0] == s), key=lambda a: (round(a[3], 4), a[1], a[2])):
             lines.append(f"  {a[1] % cell_xy[0]:.6f} {a[2] % cell_xy[1]:.6f} {a[3] - z0:.6f}  {s}")
@@ -39,6 +47,7 @@ def write_poscar(path, title, cell_xy, atoms):
 
 
 def snte(nlayers=7):
+    """The SnTe(110) slab: in-plane cell (a/sqrt2, a) and its atoms (species, x, y, z) in angstrom."""
     a = A_SNTE
     u = np.array([1, -1, 0]) / np.sqrt(2)
     v = np.array([0, 0, 1.0])
@@ -63,11 +72,18 @@ def snte(nlayers=7):
 
 
 def ruo2(ncells=2, x0=-0.25):
-    frac = [("Ru", 0, 0, 0), ("Ru", 0.5, 0.5, 0.5),
-            ("O", U_O, U_O, 0), ("O", -U_O, -U_O, 0), ("O", 0.5 + U_O, 0.5 - U_O, 0.5), ("O", 0.5 - U_O, 0.5 + U_O, 0.5)]
+    """The RuO2(100) 1 x 2 slab cut at x0 (in units of a), ncells rutile cells thick: cell and atoms."""
+    frac = [
+        ("Ru", 0, 0, 0),
+        ("Ru", 0.5, 0.5, 0.5),
+        ("O", U_O, U_O, 0),
+        ("O", -U_O, -U_O, 0),
+        ("O", 0.5 + U_O, 0.5 - U_O, 0.5),
+        ("O", 0.5 - U_O, 0.5 + U_O, 0.5),
+    ]
     atoms = []
     for n in range(-1, ncells + 1):
-        for rep in range(2):                       # 1 x 2 along c
+        for rep in range(2):  # 1 x 2 along c
             for sp, x, y, z in frac:
                 xx = x % 1 + n
                 if not x0 <= xx < ncells + x0:
@@ -83,5 +99,6 @@ if __name__ == "__main__":
     cell, at = snte()
     write_poscar(out / "SnTe_110_slab.vasp", "SnTe(110) slab, 7 layers, unstrained (a = 6.32 A)", cell, at)
     cell, at = ruo2()
-    write_poscar(out / "RuO2_100_slab.vasp", "RuO2(100) 1x2 slab, 4 Ru layers (A B A B from the bottom), unstrained",
-                 cell, at)
+    write_poscar(
+        out / "RuO2_100_slab.vasp", "RuO2(100) 1x2 slab, 4 Ru layers (A B A B from the bottom), unstrained", cell, at
+    )

@@ -7,6 +7,7 @@ SnTe image. Ru layers alternate A, B, A, B from the interface up: MAGMOM +M on A
 
 Usage: python3 write_inputs.py [WORKDIR] [--gap G] [--vacuum V]      (writes POSCAR, INCAR, KPOINTS, POTCAR.spec)
 """
+
 import argparse
 from pathlib import Path
 
@@ -17,16 +18,18 @@ GAP, VACUUM, M = 2.60, 15.0, 1.5
 
 
 def read_poscar(path):
+    """Cell, species per atom and Cartesian positions of a VASP 5 POSCAR with Cartesian coordinates."""
     lines = Path(path).read_text().splitlines()
     cell = np.array([[float(x) for x in lines[i].split()[:3]] for i in (2, 3, 4)]) * float(lines[1])
     names, counts = lines[5].split(), [int(x) for x in lines[6].split()]
     assert lines[7].strip().lower().startswith("c"), "Cartesian coordinates expected"
-    pos = np.array([[float(x) for x in l.split()[:3]] for l in lines[8:8 + sum(counts)]])
-    sym = [n for n, c in zip(names, counts) for _ in range(c)]
+    pos = np.array([[float(x) for x in row.split()[:3]] for row in lines[8 : 8 + sum(counts)]])
+    sym = [n for n, c in zip(names, counts, strict=True) for _ in range(c)]
     return cell, sym, pos
 
 
 def main():
+    """Build the interface and write POSCAR, INCAR, KPOINTS and POTCAR.spec."""
     ap = argparse.ArgumentParser()
     ap.add_argument("workdir", nargs="?", default=".")
     ap.add_argument("--gap", type=float, default=GAP)
@@ -41,17 +44,20 @@ def main():
     a1, a2 = cs[0, 0], cs[1, 1]
     ps = ps - [0, 0, ps[:, 2].min()]
     pr = pr - [0, 0, pr[:, 2].min()]
-    strained = np.column_stack([pr[:, 0] / cr[0, 0] * a1, pr[:, 1] / cr[1, 1] * a2,
-                                pr[:, 2] + ps[:, 2].max() + args.gap])
+    strained = np.column_stack(
+        [pr[:, 0] / cr[0, 0] * a1, pr[:, 1] / cr[1, 1] * a2, pr[:, 2] + ps[:, 2].max() + args.gap]
+    )
     sym = ss + sr
     pos = np.vstack([ps, strained])
     c = pos[:, 2].max() + args.vacuum
     # Ru sublattice from the layer order of the RuO2 slab: layers A, B, A, B from the bottom
-    ru_z = sorted({round(z, 3) for s, z in zip(sr, pr[:, 2]) if s == "Ru"})
+    ru_z = sorted({round(z, 3) for s, z in zip(sr, pr[:, 2], strict=True) if s == "Ru"})
     moments = []
     rows = []
     for sp in SPECIES:
-        idx = sorted((i for i, s in enumerate(sym) if s == sp), key=lambda i: (round(pos[i, 2], 4), pos[i, 0], pos[i, 1]))
+        idx = sorted(
+            (i for i, s in enumerate(sym) if s == sp), key=lambda i: (round(pos[i, 2], 4), pos[i, 0], pos[i, 1])
+        )
         for i in idx:
             rows.append((sp, pos[i]))
             if sp == "Ru":
@@ -60,9 +66,16 @@ def main():
             else:
                 moments.append(0.0)
     counts = [sum(1 for s in sym if s == sp) for sp in SPECIES]
-    poscar = ["RuO2(100) 1x2 on SnTe(110), RuO2 strained to the SnTe cell", "1.0",
-              f"  {a1:.6f} 0.000000 0.000000", f"  0.000000 {a2:.6f} 0.000000", f"  0.000000 0.000000 {c:.6f}",
-              "  " + " ".join(SPECIES), "  " + " ".join(map(str, counts)), "Cartesian"]
+    poscar = [
+        "RuO2(100) 1x2 on SnTe(110), RuO2 strained to the SnTe cell",
+        "1.0",
+        f"  {a1:.6f} 0.000000 0.000000",
+        f"  0.000000 {a2:.6f} 0.000000",
+        f"  0.000000 0.000000 {c:.6f}",
+        "  " + " ".join(SPECIES),
+        "  " + " ".join(map(str, counts)),
+        "Cartesian",
+    ]
     poscar += [f"  {p[0]:.6f} {p[1]:.6f} {p[2]:.6f}  {s}" for s, p in rows]
     (out / "POSCAR").write_text("\n".join(poscar) + "\n")
     # MAGMOM in run-length form
@@ -81,7 +94,7 @@ ENCUT = 520
 EDIFF = 1E-6
 ISMEAR = 0; SIGMA = 0.05
 ISPIN = 2
-MAGMOM = {' '.join(groups)}
+MAGMOM = {" ".join(groups)}
 LDAU = .TRUE.
 LDAUTYPE = 2
 LDAUL = -1 -1 2 -1
