@@ -271,3 +271,48 @@ def test_iface_oracle_poscar_is_the_stated_interface(iface_oracle):
 def test_iface_trap_fails_its_check(iface_oracle, tmp_path, file, old, new, failing):
     submission = _iface_edited(iface_oracle, tmp_path / "sub", file, old, new)
     assert failed(grade_dir(IFACE, submission)) == failing
+
+
+# --- ruo2-snte-soc-vasp-inputs --------------------------------------------------------------------------------
+
+SOC = "ruo2-snte-soc-vasp-inputs"
+
+
+@pytest.fixture(scope="module")
+def soc_oracle(tmp_path_factory) -> Path:
+    return _run_oracle(SOC, tmp_path_factory.mktemp(SOC), timeout_s=120, with_prompt=False)
+
+
+def test_soc_files_are_consistent():
+    assert_files_are_consistent(STUDY, SOC)
+
+
+def test_soc_oracle_passes(soc_oracle):
+    report = grade_dir(SOC, soc_oracle)
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+def test_soc_workspace_is_the_previous_steps_output(tmp_path):
+    script = ROOT / "references" / SOC / "reproduce" / "reproduce.sh"
+    subprocess.run(["bash", str(script), str(tmp_path)], check=True, capture_output=True)
+    for name in ("POSCAR", "INCAR.collinear"):
+        assert (tmp_path / "workspace" / name).read_text() == (task_dir(STUDY, SOC) / "workspace" / name).read_text()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "failing"),
+    [
+        # the collinear MAGMOM kept: 38 numbers where a non-collinear run reads 114
+        (None, "MAGMOM = 14*0 2*1.5 2*-1.5 2*1.5 2*-1.5 16*0", {"structure-and-order"}),
+        # ISYM = 0 still uses k -> -k, which spin-orbit coupling with magnetic order breaks
+        ("ISYM = -1", "ISYM = 0", {"isym"}),
+        # the collinear band count
+        ("NBANDS = 480", "NBANDS = 240", {"nbands"}),
+    ],
+)
+def test_soc_trap_fails_its_check(soc_oracle, tmp_path, old, new, failing):
+    incar = (soc_oracle / "INCAR").read_text()
+    if old is None:
+        old = next(line for line in incar.splitlines() if line.startswith("MAGMOM"))
+    submission = _iface_edited(soc_oracle, tmp_path / "sub", "INCAR", old, new)
+    assert failed(grade_dir(SOC, submission)) == failing
