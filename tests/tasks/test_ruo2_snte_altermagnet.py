@@ -34,7 +34,7 @@ from tests.tasks._helpers import (
 from tests.tasks._helpers import run_oracle as _run_oracle
 
 STUDY = "ruo2-snte-altermagnet"
-TASKS = ["altermagnet-tb-splitting", "altermagnet-nodal-analysis"]
+TASKS = ["altermagnet-tb-splitting", "altermagnet-nodal-analysis", "snte-surface-dirac-cones"]
 
 
 def study_of(task: str) -> str:
@@ -316,3 +316,60 @@ def test_soc_trap_fails_its_check(soc_oracle, tmp_path, old, new, failing):
         old = next(line for line in incar.splitlines() if line.startswith("MAGMOM"))
     submission = _iface_edited(soc_oracle, tmp_path / "sub", "INCAR", old, new)
     assert failed(grade_dir(SOC, submission)) == failing
+
+
+# --- snte-surface-dirac-cones -----------------------------------------------------------------------------------
+
+CONES = "snte-surface-dirac-cones"
+
+
+def _cones_module():
+    import importlib.util
+
+    path = ROOT / "references" / CONES / "solution" / "cones.py"
+    spec = importlib.util.spec_from_file_location("snte_cones", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cones_model_is_inverted_at_l():
+    # The top valence state at L (6 of 12 bands filled per formula unit) has Sn character: the band inversion.
+    c = _cones_module()
+    slab = c.Slab(2)  # two planes: one Sn-Te pair per plane, enough to reuse the on-site and hopping blocks
+    assert slab.n == 4
+    a = c.A
+    k = np.array([1.0, 1.0, 1.0]) * np.pi / a
+    h = np.zeros((12, 12), complex)
+    h[:6, :6], h[6:, 6:] = c.onsite("Sn"), c.onsite("Te")
+    for v in ([1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]):
+        d = np.array(v) * a / 2
+        h[:6, 6:] += c.hop(d, c.T12) * np.exp(1j * k @ d)
+    for v in np.array([[1, 1, 0], [1, -1, 0], [1, 0, 1], [1, 0, -1], [0, 1, 1], [0, 1, -1]]):
+        for s in (1, -1):
+            d = s * v * a / 2
+            h[:6, :6] += c.hop(d, c.T11) * np.exp(1j * k @ d)
+            h[6:, 6:] += c.hop(d, c.T22) * np.exp(1j * k @ d)
+    h[6:, :6] = h[:6, 6:].conj().T
+    e, vec = np.linalg.eigh(h)
+    assert np.sum(np.abs(vec[:6, 5]) ** 2) > 0.99  # highest filled state at L lives on Sn
+
+
+def test_cones_residual_gap_is_tiny(oracle):
+    c = _cones_module()
+    slab = c.Slab(30)
+    kd = oracle[CONES]["dirac_kv_2pi_over_a"] * 2 * np.pi / c.A
+    assert slab.gap(0.0, kd)[0] < 1e-4  # eV: the two surfaces barely couple through 30 planes
+
+
+@pytest.mark.parametrize(
+    ("changes", "failing"),
+    [
+        ({"dirac_kv_2pi_over_a": 0.5 - 0.40779}, {"dirac-kv"}),  # measured from Y
+        ({"velocity_perp_eV_A": 2.09}, {"velocity-perp"}),  # the velocity along the mirror line
+        ({"gap_with_field_normal_meV": 200.0}, {"gap-normal"}),  # 2|M|
+        ({"gapless_with_field_1-10": False, "dirac_shift_field_1-10_2pi_over_a": 0.0}, {"gapless-1-10", "shift-1-10"}),
+    ],
+)
+def test_cones_trap_fails_its_check(oracle, changes, failing, tmp_path):
+    assert failed(grade_dir(CONES, write_answer(tmp_path, {**oracle[CONES], **changes}))) == failing
