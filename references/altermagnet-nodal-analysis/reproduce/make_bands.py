@@ -1,17 +1,17 @@
-"""Generate the band file staged for altermagnet-nodal-analysis, and the reference values from it.
+"""Reference values of altermagnet-nodal-analysis from the closed-form eigenvalues of the model on the task's grid.
 
 Usage: python3 make_bands.py OUTDIR
 
-The model (hidden from the agent): a two-sublattice square-lattice altermagnet of the rutile type, whose
+The model (stated in the prompt): a two-sublattice square-lattice altermagnet of the rutile type, whose
 sublattices are related by a fourfold screw, so that the anisotropy enters as a d_xy form factor:
     H_s(k) = e0(k) + T(k) tau_x + (L(k) - s J) tau_z,
     e0 = -2 t (cos x + cos y) - 4 t2 cos x cos y,   T = -4 t_ab cos(x/2) cos(y/2),   L = -4 t_d sin x sin y,
 with x = k_x a, y = k_y a, s = +1 (up) / -1 (down). The splitting of the lower band is
     dE_1 = sqrt((L + J)^2 + T^2) - sqrt((L - J)^2 + T^2),
 odd in L: zero on the axes k_x = 0, k_y = 0 (and the zone edges), opposite signs on the two diagonals.
-The file stores, on a uniform 48 x 48 grid of the zone in units of 2 pi/a, the eigenvalues of both spin channels
-in one array of shape (spin, k, band) whose first index runs over spin DOWN then UP, as its attributes say.
-Writes OUTDIR/workspace/bands.h5 and OUTDIR/values.json.
+The bands are evaluated in closed form on the uniform 48 x 48 grid of the prompt (units of 2 pi/a) and stored in
+an HDF5 file with spin DOWN first (as its attributes say), then read back exactly as an analyst would; the oracle
+instead diagonalises the 2x2 matrices numerically. Writes OUTDIR/bands.h5 and OUTDIR/values.json.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def main(out: Path) -> None:
     g = (np.arange(N) - N // 2) / N
     kx, ky = (v.ravel() for v in np.meshgrid(g, g, indexing="ij"))
     up, down = eigen(kx, ky, +1), eigen(kx, ky, -1)
-    ws = out / "workspace"
+    ws = out
     ws.mkdir(parents=True, exist_ok=True)
     with h5py.File(ws / "bands.h5", "w", track_order=True) as f:
         f.attrs["description"] = (

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Regenerate the band file staged for altermagnet-nodal-analysis from the model (numpy + h5py, under a second)
-# and the reference values from it.
+# Reference values of altermagnet-nodal-analysis from the closed-form eigenvalues of the model on the prompt's
+# 48 x 48 grid (numpy + h5py, under a second; no simulation code, nothing staged).
 #
 # Usage: reproduce.sh [OUTDIR]      (default: ./altermagnet-nodal-reproduce)
-#   OUTDIR/workspace/bands.h5   the file committed under tasks/model-hamiltonians/altermagnet-nodal-analysis/workspace/
-#   OUTDIR/values.json          the reference values, keyed like reference.yaml
+#   OUTDIR/bands.h5      the bands in closed form, spin down first (read back as an analyst would)
+#   OUTDIR/values.json   the reference values, keyed like reference.yaml
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=$(mkdir -p "${1:-altermagnet-nodal-reproduce}" && cd "${1:-altermagnet-nodal-reproduce}" && pwd)

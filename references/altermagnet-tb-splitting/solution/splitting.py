@@ -2,7 +2,7 @@
 
 Builds the 2x2 Bloch Hamiltonian of each spin channel, diagonalises it on a k grid in units of 2pi/a, and writes
 answer.json: the splitting of the lower band at X and at (1/4, 0), its maximum over the zone and where, the
-segments of G-X-M-G on which it vanishes, and its zone average.
+segments of G-X-M-G on which it vanishes, and its zone averages (signed and absolute).
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ def split(kx: np.ndarray, ky: np.ndarray) -> np.ndarray:
 def main() -> None:
     """Evaluate and write answer.json (or the path given)."""
     out = sys.argv[1] if len(sys.argv) > 1 else "answer.json"
-    n = 400  # uniform grid over the zone, [-1/2, 1/2) in units of 2pi/a, X and Y included
+    n = (
+        int(sys.argv[2]) if len(sys.argv) > 2 else 400
+    )  # uniform grid over the zone, [-1/2, 1/2) in units of 2pi/a, X and Y included
     g = (np.arange(n) - n // 2) / n
     kx, ky = np.meshgrid(g, g, indexing="ij")
     de = split(kx, ky)
@@ -51,6 +53,7 @@ def main() -> None:
         "max_abs_dE_meV": round(float(np.abs(de[i])), 4),
         "k_max_distance_2pi_over_a": round(float(np.hypot(kx[i], ky[i])), 4),
         "bz_average_dE_meV": round(float(de.mean()), 6),
+        "bz_average_abs_dE_meV": round(float(np.abs(de).mean()), 4),
         "nodal": nodal,
     }
     Path(out).write_text(json.dumps(answer, indent=2) + "\n")
