@@ -92,12 +92,12 @@ def study_problems(study: StudyEntry, entries: list[TaskEntry]) -> list[Problem]
                 except CatalogError as exc:
                     problems += exc.problems
                 else:
-                    if cost.core_minutes < MIN_PRECOMPUTED_CORE_MINUTES:
+                    if cost.core_minutes < MIN_PRECOMPUTED_CORE_MINUTES and cost.below_floor is None:
                         problems.append(
                             Problem(
                                 cost_file,
                                 f"costs {cost.core_minutes:g} core-minutes: a step this cheap is the agent's to run, "
-                                f"not one to precompute (at least {MIN_PRECOMPUTED_CORE_MINUTES:g})",
+                                f"not one to precompute (at least {MIN_PRECOMPUTED_CORE_MINUTES:g}), unless 'below_floor' says why",
                             )
                         )
     for wf in (e for e in entries if e.is_workflow):
@@ -133,6 +133,8 @@ def render_study(study: StudyEntry, entries: list[TaskEntry]) -> str:
         cost = step_cost(study.dir.parent.parent, step)
         if step.precomputed is not None:
             tag += ", precomputed" + (f": {cost.core_minutes:g} core-min" if cost else "")
+            if cost and cost.below_floor:
+                tag += " (below the floor: see its cost.yaml)"
         if not step.selected:
             tag += ", not selected"
         uses = f"  <- {', '.join(step.consumes)}" if step.consumes else ""

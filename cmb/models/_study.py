@@ -61,6 +61,11 @@ class ReproductionCost(CmbModel):
     measured: str = Field(description="Date of the measurement, YYYY-MM-DD")
     command: str = Field(default="reproduce/reproduce.sh", description="What was timed")
     note: str | None = Field(default=None, description="What dominates the cost; what a full-size study would cost")
+    below_floor: str | None = Field(
+        default=None,
+        min_length=20,
+        description="Why a step cheaper than the floor is still precomputed here, and what would bring it above",
+    )
 
 
 class Step(CmbModel):

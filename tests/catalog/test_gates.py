@@ -278,6 +278,10 @@ def test_precomputing_a_cheap_step_fails(tmp_path):
     cost = root / "references" / "demo-eos" / "reproduce" / "cost.yaml"
     _edit_yaml(cost, lambda c: c.update(core_minutes=0.5))
     assert any("costs 0.5 core-minutes" in p for p in _problems(root))
+    _edit_yaml(cost, lambda c: c.update(below_floor="too short"))
+    assert any("below_floor" in p for p in _problems(root)), "a reason must say something"
+    _edit_yaml(cost, lambda c: c.update(below_floor="the production run is reduced here; 4x longer runs would cost 12"))
+    assert not any("core-minutes" in p for p in _problems(root))
     cost.unlink()
     assert any("measured cost is not recorded" in p for p in _problems(root))
 
