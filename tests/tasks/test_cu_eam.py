@@ -1,8 +1,9 @@
 """Study cu-eam (Cu thermomechanics with the Foiles EAM potential): traps, tolerance edges, oracles.
 
-Tasks: cu-lammps-npt-inputs (input preparation), cu-vacancy, cu-phonons, cu-qha (run and analyze),
-cu-npt-expansion-analysis (output analysis) and the workflow cu-thermomechanics-workflow. cu-eam-elastic is
-covered by tests/test_example_tasks.py. Oracles that run LAMMPS or phonopy are `slow`; each runs once per module.
+Tasks: cu-lammps-npt-inputs (input preparation), cu-eam-elastic, cu-vacancy, cu-phonons, cu-qha (run and analyze),
+cu-npt-expansion-analysis (output analysis) and the workflow cu-thermomechanics-workflow. cu-eam-elastic's oracle
+and zero-strain traps are also covered by tests/test_example_tasks.py; its finite-strain traps are here. Oracles
+that run LAMMPS or phonopy are `slow`; each runs once per module.
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ HAS_PHONOPY = importlib.util.find_spec("phonopy") is not None
 needs_lmp = pytest.mark.skipif(not HAS_LMP, reason="LAMMPS (lmp) not installed")
 needs_phonopy = pytest.mark.skipif(not (HAS_LMP and HAS_PHONOPY), reason="LAMMPS or phonopy not installed")
 
-JSON_TASKS = ["cu-vacancy", "cu-phonons", "cu-qha", "cu-npt-expansion-analysis", "cu-thermomechanics-workflow"]
+JSON_TASKS = ["cu-eam-elastic", "cu-vacancy", "cu-phonons", "cu-qha", "cu-npt-expansion-analysis",
+              "cu-thermomechanics-workflow"]  # fmt: skip
 ALL = ["cu-lammps-npt-inputs", *JSON_TASKS]
 NEEDS = {  # what each oracle runs
-    "cu-lammps-npt-inputs": [],
+    "cu-lammps-npt-inputs": [needs_lmp],
+    "cu-eam-elastic": [needs_lmp],
     "cu-vacancy": [needs_lmp],
     "cu-phonons": [needs_phonopy],
     "cu-qha": [needs_phonopy],
@@ -122,6 +125,57 @@ def test_cu_vacancy_trap_fails_its_check(change, failing, tmp_path):
 def test_cu_vacancy_fixed_cell_relaxation_energy_is_accepted(tmp_path):
     # Relaxing the atoms at fixed cell (1.28474 eV) instead of zero pressure is a valid route for E_f.
     assert grade_answer("cu-vacancy", reference_answer("cu-vacancy") | {"Ef_vac_eV": 1.28474}, tmp_path).passed
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({"Hf_vac_10GPa_eV": 1.32739}, {"hf-10gpa"}),  # energy difference at 10 GPa without the P dV term
+        # first-order estimate from the zero-pressure values: E_f + P Omega_f Omega0, Omega_f unchanged
+        ({"Hf_vac_10GPa_eV": 1.82551, "Omega_f_10GPa_per_atomic_volume": 0.7355}, {"hf-10gpa", "omega-f-10gpa"}),
+        ({"Hf_vac_10GPa_eV": 1.28340}, {"hf-10gpa"}),  # box/relax iso 10: 10 bar, not 10 GPa
+        ({"Omega_f_10GPa_per_atomic_volume": 0.6054}, {"omega-f-10gpa"}),  # zero-pressure atomic volume as unit
+    ],
+    ids=["no-PdV", "first-order", "bar-for-GPa", "zero-pressure-omega0"],
+)
+def test_cu_vacancy_pressure_trap_fails_its_check(change, failing, tmp_path):
+    report = grade_answer("cu-vacancy", reference_answer("cu-vacancy") | change, tmp_path)
+    assert failed(report) == failing
+
+
+def test_cu_vacancy_other_supercells_at_pressure_agree():
+    # 3x3x3 and 5x5x5 cells at 10 GPa (reproduce record) lie well inside the tolerances of the 4x4x4 reference
+    ref = entry("cu-vacancy").reference().values
+    for h, omega in ((1.77314, 0.6446), (1.77391, 0.6450)):
+        assert abs(h / ref["Hf_vac_10GPa_eV"].value - 1) < 0.1 * 0.01
+        assert abs(omega / ref["Omega_f_10GPa_per_atomic_volume"].value - 1) < 0.1 * 0.03
+
+
+# ------------------------------------------------------------------------------------------------ cu-eam-elastic
+
+FINITE = ("sigma_xx_at_plus4_GPa", "sigma_yy_at_plus4_GPa", "sigma_xx_at_minus4_GPa", "sigma_yy_at_minus4_GPa")
+FINITE_CHECKS = {"sigma-xx-plus4", "sigma-yy-plus4", "sigma-xx-minus4", "sigma-yy-minus4"}
+
+
+def test_cu_elastic_linear_extrapolation_of_finite_strain_fails(tmp_path):
+    # sigma = C eps with the task's own elastic constants: the response at +-4% is not linear
+    ref = reference_answer("cu-eam-elastic")
+    linear = dict(zip(FINITE, (ref["C11_GPa"] * 0.04, ref["C12_GPa"] * 0.04, -ref["C11_GPa"] * 0.04,
+                               -ref["C12_GPa"] * 0.04), strict=True))  # fmt: skip
+    assert failed(grade_answer("cu-eam-elastic", ref | linear, tmp_path)) == FINITE_CHECKS
+
+
+def test_cu_elastic_nominal_transverse_stress_fails(tmp_path):
+    # force per undeformed area of the y face: (1 + eps) sigma_yy
+    ref = reference_answer("cu-eam-elastic")
+    nominal = {"sigma_yy_at_plus4_GPa": 1.04 * ref["sigma_yy_at_plus4_GPa"],
+               "sigma_yy_at_minus4_GPa": 0.96 * ref["sigma_yy_at_minus4_GPa"]}  # fmt: skip
+    assert failed(grade_answer("cu-eam-elastic", ref | nominal, tmp_path)) == {"sigma-yy-plus4", "sigma-yy-minus4"}
+
+
+def test_cu_elastic_finite_strain_is_stiffer_in_compression():
+    ref = reference_answer("cu-eam-elastic")
+    assert -ref["sigma_xx_at_minus4_GPa"] > ref["C11_GPa"] * 0.04 > ref["sigma_xx_at_plus4_GPa"] > 0
 
 
 # ------------------------------------------------------------------------------------------------ cu-phonons
@@ -302,13 +356,14 @@ def test_cu_workflow_reference_is_the_steps_references():
 NPT_REF = entry("cu-lammps-npt-inputs").reference_dir
 REFERENCE_IN = (NPT_REF / "in.lmp").read_text()
 REFERENCE_DATA = (NPT_REF / "cu.data").read_text()
+A_1100 = entry("cu-lammps-npt-inputs").reference().values["box_1100K_angstrom"].value[1] / 6
 
 
-def small_data(cells: int = 3, a: float = 3.615) -> str:
+def fcc_data(cells: int = 6, a: float = A_1100) -> str:
     basis = [(0, 0, 0), (0, 0.5, 0.5), (0.5, 0, 0.5), (0.5, 0.5, 0)]
     sites = [((i + u) * a, (j + v) * a, (k + w) * a) for i in range(cells) for j in range(cells)
              for k in range(cells) for (u, v, w) in basis]  # fmt: skip
-    head = f"small cell\n\n{len(sites)} atoms\n1 atom types\n\n" + "".join(
+    head = f"fcc cell\n\n{len(sites)} atoms\n1 atom types\n\n" + "".join(
         f"0.0 {cells * a} {d}lo {d}hi\n" for d in "xyz"
     )
     return (
@@ -331,8 +386,9 @@ def test_cu_npt_inputs_reference_set_passes(tmp_path):
     assert report.passed, [c.message for c in report.checks if not c.passed]
 
 
+@needs_lmp
 def test_cu_npt_inputs_oracle_passes(tmp_path):
-    # The oracle writes its files in a second; with lmp installed it also smoke-runs them (a few seconds).
+    # The oracle finds the lattice constant at 1100 K with a short NPT run (about 20 s of CPU), then smoke-runs.
     report = grade_dir("cu-lammps-npt-inputs", run_oracle("cu-lammps-npt-inputs", tmp_path))
     assert report.passed, [c.message for c in report.checks if not c.passed]
 
@@ -343,7 +399,7 @@ def test_cu_npt_inputs_oracle_passes(tmp_path):
         ("timestep        0.002\n", ""),  # the metal default, 1 fs, counts
         ("iso 0.0 0.0 2.0", "iso 1.01325 1.01325 2.0"),  # 1 atm
         ("iso 0.0 0.0 2.0", "aniso 0.0 0.0 2.0"),
-        ("velocity        all create 300.0", "velocity        all create 600.0"),  # 2T for equipartition
+        ("velocity        all create 1100.0", "velocity        all create 2200.0"),  # 2T for equipartition
         ("pair_coeff      1 1 Cu_u3.eam", "pair_coeff      * * Cu_u3.eam"),
         ("run             25000", "run             5000\nrun             20000"),
     ],
@@ -359,17 +415,17 @@ def test_cu_npt_inputs_equivalent_variants_pass(old, new, tmp_path):
     ("old", "new", "failing"),
     [
         ("timestep        0.002", "timestep        2.0", {"timestep", "npt"}),  # fs written under metal units
-        ("temp 300.0 300.0 0.2", "temp 300.0 300.0 100", {"npt"}),  # Tdamp given in steps
+        ("temp 1100.0 1100.0 0.2", "temp 1100.0 1100.0 100", {"npt"}),  # Tdamp given in steps
         ("iso 0.0 0.0 2.0", "iso 0.0 0.0 1000", {"npt"}),  # Pdamp given in steps
         ("iso 0.0 0.0 2.0", "iso 0.0 0.0 0.02", {"npt"}),  # Pdamp of 10 steps
-        ("temp 300.0 300.0 0.2", "temp 298.15 298.15 0.2", {"npt"}),
+        ("temp 1100.0 1100.0 0.2", "temp 300.0 300.0 0.2", {"npt"}),  # the room-temperature run
         ("iso 0.0 0.0 2.0", "iso 10000.0 10000.0 2.0", {"npt"}),  # 1 GPa in bar
         ("fix             md all npt", "group           half id <= 432\nfix             md half npt", {"npt"}),
         # a second integrator or thermostat beside fix npt: atoms move twice per step, or two thermostats fight
         ("fix             md all npt", "fix             x all nve\nfix             md all npt", {"single-integrator"}),
         (
             "fix             md all npt",
-            "fix             lv all langevin 300.0 300.0 0.1 48279\nfix             md all npt",
+            "fix             lv all langevin 1100.0 1100.0 0.1 48279\nfix             md all npt",
             {"single-integrator"},
         ),
         ("units           metal", "units           real", {"units"}),
@@ -380,35 +436,51 @@ def test_cu_npt_inputs_equivalent_variants_pass(old, new, tmp_path):
         ("run             25000", "run             50", {"run-length"}),  # 50 ps read as 50 steps
         ("thermo          250\n", "", {"thermo"}),  # default thermo 0: first and last step only
         ("thermo          250", "thermo          5000", {"thermo"}),
-        ("velocity        all create 300.0 8121 mom yes rot yes dist gaussian\n", "",
+        ("velocity        all create 1100.0 8121 mom yes rot yes dist gaussian\n", "",
          {"velocity-temp", "velocity-seed"}),
+        ("velocity        all create 1100.0", "velocity        all create 300.0", {"velocity-temp"}),
         ("boundary        p p p", "boundary        p p f", {"boundary"}),
     ],
-    ids=["fs-timestep", "tdamp-steps", "pdamp-steps", "pdamp-short", "298K", "GPa-as-bar", "subgroup",
+    ids=["fs-timestep", "tdamp-steps", "pdamp-steps", "pdamp-short", "300K", "GPa-as-bar", "subgroup",
          "extra-nve", "extra-langevin", "real-units", "lj-units", "eam-alloy", "other-potential", "run-50",
-         "no-thermo", "sparse-thermo", "no-velocity", "slab"],
+         "no-thermo", "sparse-thermo", "no-velocity", "cold-velocities", "slab"],
 )  # fmt: skip
 def test_cu_npt_inputs_trap_fails_its_check(old, new, failing, tmp_path):
     assert old in REFERENCE_IN
     assert failed(grade_inputs(tmp_path, REFERENCE_IN.replace(old, new))) == failing
 
 
-def test_cu_npt_inputs_too_small_cell_fails(tmp_path):
-    assert failed(grade_inputs(tmp_path, REFERENCE_IN, small_data(3))) == {"structure-size"}  # 108 atoms
-    assert grade_inputs(tmp_path / "ok", REFERENCE_IN, small_data(5)).passed  # 500 atoms: the bound
+@pytest.mark.parametrize(
+    ("a", "what"),
+    [(3.615, "zero-kelvin lattice constant"), (3.6830, "measured expansion of copper from 0 to 1100 K"),
+     (3.6810, "linear extrapolation with alpha(300 K)")],
+)  # fmt: skip
+def test_cu_npt_inputs_box_not_at_the_1100K_volume_fails(a, what, tmp_path):
+    assert failed(grade_inputs(tmp_path, REFERENCE_IN, fcc_data(6, a))) == {"starting-box"}, what
 
 
-def test_cu_npt_inputs_create_atoms_instead_of_read_data_fails_the_size_check(tmp_path):
+def test_cu_npt_inputs_box_edges_of_the_tolerance(tmp_path):
+    assert grade_inputs(tmp_path / "in", REFERENCE_IN, fcc_data(6, A_1100 * (1 + 0.98e-3))).passed
+    assert failed(grade_inputs(tmp_path / "out", REFERENCE_IN, fcc_data(6, A_1100 * (1 + 1.02e-3)))) == {
+        "starting-box"}  # fmt: skip
+
+
+def test_cu_npt_inputs_other_cell_sizes_fail(tmp_path):
+    # 5x5x5 (500 atoms) at the right lattice constant: the count and the box both differ from what is asked
+    assert failed(grade_inputs(tmp_path, REFERENCE_IN, fcc_data(5))) == {"structure-size", "starting-box"}
+
+
+def test_cu_npt_inputs_create_atoms_instead_of_read_data_fails_the_structure_checks(tmp_path):
     script = REFERENCE_IN.replace(
         "read_data       cu.data",
-        "lattice fcc 3.615\nregion box block 0 6 0 6 0 6\ncreate_box 1 box\ncreate_atoms 1 box",
+        f"lattice fcc {A_1100}\nregion box block 0 6 0 6 0 6\ncreate_box 1 box\ncreate_atoms 1 box",
     )
-    assert failed(grade_inputs(tmp_path, script)) == {"structure-size"}
+    assert failed(grade_inputs(tmp_path, script)) == {"structure-size", "starting-box"}
 
 
 def test_cu_npt_inputs_missing_data_file_fails(tmp_path):
     report = grade_inputs(tmp_path, REFERENCE_IN, data=None)
-    assert {"data-file", "structure-size"} <= failed(report)
+    assert {"data-file", "structure-size", "starting-box"} <= failed(report)
     assert report.failure_category == "format"
 
 

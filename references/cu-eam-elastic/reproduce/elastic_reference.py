@@ -1,6 +1,7 @@
 """Reference a0, cohesive energy and C11, C12, C44 of fcc Cu with the Foiles u3 EAM potential.
 
-Stress route: LAMMPS, P = -sigma in bar, six strains per mode, least-squares slope.
+Stress route: LAMMPS, P = -sigma in bar, six strains per mode, least-squares slope; the finite-strain points are
+the Cauchy stresses sigma_xx and sigma_yy (= sigma_zz) of the relaxed cell stretched by +-4% along x.
 Energy route (cross-check only): ASE's EAM calculator, curvature of E(strain) of the 4-atom cube.
 """
 
@@ -20,6 +21,7 @@ EV_A3_GPA = 160.21766208
 BAR_PER_GPA = 1.0e4
 CELLS = 5
 STRAINS = (-0.01, -0.005, -0.0025, 0.0025, 0.005, 0.01)
+FINITE = {"plus4": 0.04, "minus4": -0.04}  # uniaxial strains of the finite-strain points
 
 COMMON = """units metal
 boundary p p p
@@ -67,6 +69,16 @@ def stress_route(potential: Path, out: Path) -> dict[str, float]:
                 'print "RESULT pxx $(pxx:%.8f) pyy $(pyy:%.8f) pzz $(pzz:%.8f) pyz $(pyz:%.8f)"\n'
             )
             p[mode].append(lammps(out / "runs" / f"{mode}{eps:+.4f}", script))
+    finite = {}
+    for name, eps_f in FINITE.items():
+        script = COMMON.format(structure=f"read_data {data}", potential=potential) + (
+            f"change_box all x scale {1 + eps_f:.12f} remap units box\n"
+            "minimize 0 1e-10 1000 10000\n"
+            'print "RESULT pxx $(pxx:%.8f) pyy $(pyy:%.8f) pzz $(pzz:%.8f) pyz $(pyz:%.8f)"\n'
+        )
+        row = lammps(out / "runs" / f"finite-xx{eps_f:+.2f}", script)
+        finite[f"sigma_xx_at_{name}_GPa"] = -row["pxx"] / BAR_PER_GPA
+        finite[f"sigma_yy_at_{name}_GPa"] = -0.5 * (row["pyy"] + row["pzz"]) / BAR_PER_GPA
     eps = np.array(STRAINS)
 
     def slope(mode: str, comp: str) -> float:
@@ -79,6 +91,7 @@ def stress_route(potential: Path, out: Path) -> dict[str, float]:
         "C11_GPa": slope("xx", "pxx"),
         "C12_GPa": 0.5 * (slope("xx", "pyy") + slope("xx", "pzz")),
         "C44_GPa": slope("yz", "pyz"),
+        **finite,
     }
 
 
@@ -117,11 +130,12 @@ def main() -> None:
     t0 = time.perf_counter()
     ref = stress_route(potential, out)
     t1 = time.perf_counter()
-    print(f"LAMMPS stress route ({t1 - t0:.1f} s, 13 runs):")
+    print(f"LAMMPS stress route ({t1 - t0:.1f} s, 15 runs):")
     for k, v in ref.items():
         print(f"  {k}: {v:.6f}")
     # keyed like reference.yaml, rounded as committed there
     digits = {"a0_angstrom": 5, "Ecoh_eV_per_atom": 5, "C11_GPa": 2, "C12_GPa": 2, "C44_GPa": 2}
+    digits |= {k: 4 for k in ref if k.startswith("sigma_")}
     (out / "values.json").write_text(json.dumps({k: round(ref[k], n) for k, n in digits.items()}, indent=2) + "\n")
     try:
         check = energy_route(potential, ref["a0_angstrom"])
@@ -131,6 +145,11 @@ def main() -> None:
     print("ASE EAM energy route (cross-check):")
     for k, v in check.items():
         print(f"  {k}: {v:.3f}  ({100 * (v / ref[k] - 1):+.2f}% vs LAMMPS)")
+    print("Linear extrapolation C_ij * eps of the finite-strain points (what linear elasticity predicts):")
+    for name, eps_f in FINITE.items():
+        for comp, c in (("xx", ref["C11_GPa"]), ("yy", ref["C12_GPa"])):
+            key = f"sigma_{comp}_at_{name}_GPa"
+            print(f"  {key}: {c * eps_f:.4f}  ({100 * (c * eps_f / ref[key] - 1):+.1f}% vs computed {ref[key]:.4f})")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""Equilibrium lattice constant, cohesive energy and cubic elastic constants of fcc Cu with LAMMPS (stdlib only).
+"""Lattice constant, cohesive energy, cubic elastic constants and finite-strain stresses of fcc Cu with LAMMPS.
+
+Stdlib only.
 
 Each LAMMPS run gets its own directory under runs/. Sign and unit conventions, the usual traps:
 - LAMMPS reports the pressure tensor P = -sigma (positive in compression), in bar under `units metal`;
@@ -87,6 +89,16 @@ def main() -> None:
             script = header + STRAINED_BODY.format(change=change)
             stress[mode, sign] = run_lammps(runs / f"{mode}{'+' if sign > 0 else '-'}", script)
 
+    # Finite-strain points: the relaxed cube stretched by +-4% along x (box edge set with `x final`, atoms remapped
+    # and relaxed at fixed cell); the Cauchy stress of the strained cell is minus its pressure tensor.
+    finite: dict[str, float] = {}
+    for name, eps in (("plus4", 0.04), ("minus4", -0.04)):
+        header = HEADER.format(structure=f"read_data {data}", potential=potential)
+        change = f"x final 0.0 {(1 + eps) * relaxed['lx']:.12f}"
+        row = run_lammps(runs / f"finite-{name}", header + STRAINED_BODY.format(change=change))
+        finite[f"sigma_xx_at_{name}_GPa"] = round(-row["pxx"] / BAR_PER_GPA, 4)
+        finite[f"sigma_yy_at_{name}_GPa"] = round(-0.5 * (row["pyy"] + row["pzz"]) / BAR_PER_GPA, 4)
+
     def slope(mode: str, component: str) -> float:
         # sigma = -P; central difference over +-STRAIN; bar -> GPa.
         dp = stress[mode, 1][component] - stress[mode, -1][component]
@@ -98,6 +110,7 @@ def main() -> None:
         "C11_GPa": round(slope("xx", "pxx"), 3),
         "C12_GPa": round(0.5 * (slope("xx", "pyy") + slope("xx", "pzz")), 3),
         "C44_GPa": round(slope("yz", "pyz"), 3),
+        **finite,
     }
     json.dump(answer, sys.stdout, indent=2)
     print()

@@ -8,6 +8,12 @@ the perfect crystal and E(N-1), V(N-1) of the defect cell:
     E_f     = E(N-1) - (N-1)/N * E(N)
     Omega_f = [V(N-1) - (N-1)/N * V(N)] / (V(N)/N)     (formation volume in units of the atomic volume)
 
+The same runs at a hydrostatic pressure P = 10 GPa (box/relax iso 1e5 bar for both cells) give the formation
+enthalpy and the formation volume at that pressure, with H = E + P V of each cell:
+
+    H_f(P)     = H(N-1) - (N-1)/N * H(N)
+    Omega_f(P) = [V(N-1) - (N-1)/N * V(N)] / (V(N)/N)     (atomic volume of the perfect crystal at P)
+
 The reference is the 4x4x4 cell (256 sites) that the prompt prescribes; the other sizes show convergence.
 An independent code (ASE's own EAM implementation) recomputes the unrelaxed energy as a cross-check.
 """
@@ -24,6 +30,8 @@ from pathlib import Path
 LMP = shutil.which("lmp") or shutil.which("lmp_serial") or "lmp"
 SIZES = (3, 4, 5)
 REFERENCE_SIZE = 4
+PRESSURES_BAR = (0.0, 1.0e5)  # zero pressure and 10 GPa
+EV_PER_BAR_A3 = 1.0e5 * 1.0e-30 / 1.602176634e-19
 
 SCRIPT = """units metal
 atom_style atomic
@@ -38,8 +46,8 @@ thermo_style custom step pe press vol
 thermo_modify format float %.12g
 min_modify line quadratic
 
-# perfect crystal at zero pressure
-fix relax all box/relax iso 0.0 vmax 0.001
+# perfect crystal at the target pressure ({p} bar)
+fix relax all box/relax iso {p} vmax 0.001
 minimize 0 1e-12 10000 100000
 unfix relax
 minimize 0 1e-12 10000 100000
@@ -55,7 +63,11 @@ run 0
 print "UNRELAXED pe $(pe:%.12f) vol $(vol:%.12f) natoms $(atoms)"
 minimize 0 1e-12 10000 100000
 print "FIXEDCELL pe $(pe:%.12f) vol $(vol:%.12f) natoms $(atoms)"
-fix relax all box/relax iso 0.0 vmax 0.001
+fix relax all box/relax iso {p} vmax 0.001
+minimize 0 1e-12 10000 100000
+unfix relax
+minimize 0 1e-12 10000 100000
+fix relax all box/relax iso {p} vmax 0.001
 minimize 0 1e-12 10000 100000
 unfix relax
 minimize 0 1e-12 10000 100000
@@ -63,10 +75,10 @@ print "ZEROP pe $(pe:%.12f) vol $(vol:%.12f) natoms $(atoms) press $(press:%.6f)
 """
 
 
-def run(workdir: Path, potential: Path, n: int) -> dict[str, dict[str, float]]:
-    """One LAMMPS run for an n x n x n supercell; returns the printed tagged lines."""
+def run(workdir: Path, potential: Path, n: int, p: float = 0.0) -> dict[str, dict[str, float]]:
+    """One LAMMPS run for an n x n x n supercell at pressure p (bar); returns the printed tagged lines."""
     workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "in.lmp").write_text(SCRIPT.format(n=n, potential=potential))
+    (workdir / "in.lmp").write_text(SCRIPT.format(n=n, potential=potential, p=p))
     subprocess.run([LMP, "-in", "in.lmp", "-log", "log.lammps", "-screen", "none"], cwd=workdir, check=True)
     out: dict[str, dict[str, float]] = {}
     for line in (workdir / "log.lammps").read_text().splitlines():
@@ -76,11 +88,11 @@ def run(workdir: Path, potential: Path, n: int) -> dict[str, dict[str, float]]:
     return out
 
 
-def formation(r: dict[str, dict[str, float]], tag: str) -> tuple[float, float]:
-    """(E_f in eV, Omega_f in atomic volumes) of one defect state."""
+def formation(r: dict[str, dict[str, float]], tag: str, pressure: float = 0.0) -> tuple[float, float]:
+    """(E_f, or H_f = E_f + P dV at pressure P in bar, in eV; Omega_f in atomic volumes) of one defect state."""
     p, d = r["PERFECT"], r[tag]
     n = p["natoms"]
-    e_f = d["pe"] - (n - 1) / n * p["pe"]
+    e_f = d["pe"] - (n - 1) / n * p["pe"] + pressure * EV_PER_BAR_A3 * (d["vol"] - (n - 1) / n * p["vol"])
     omega = (d["vol"] - (n - 1) / n * p["vol"]) / (p["vol"] / n)
     return e_f, omega
 
@@ -114,8 +126,24 @@ def main() -> None:
             + "  ".join(f"{tag} Ef = {e:.5f} eV, Omega_f = {o:.4f}" for tag, (e, o) in rows.items()),
             file=sys.stderr,
         )
+    at_p = {}
+    for n in SIZES:
+        r = run(out / "runs" / f"n{n}-10GPa", potential, n, PRESSURES_BAR[1])
+        at_p[n] = r
+        h_f, om = formation(r, "ZEROP", PRESSURES_BAR[1])
+        e_only, _ = formation(r, "ZEROP")
+        a_p = (4 * r["PERFECT"]["vol"] / r["PERFECT"]["natoms"]) ** (1 / 3)
+        print(
+            f"{n}x{n}x{n} at 10 GPa (a = {a_p:.5f} A, residual {r['ZEROP']['press']:.1f} bar): H_f = {h_f:.5f} eV, "
+            f"Omega_f = {om:.4f}; E_f without P dV = {e_only:.5f} eV",
+            file=sys.stderr,
+        )
     ref = results[REFERENCE_SIZE]
     e_relaxed, omega = formation(ref, "ZEROP")
+    h_p, omega_p = formation(at_p[REFERENCE_SIZE], "ZEROP", PRESSURES_BAR[1])
+    omega0 = ref["PERFECT"]["vol"] / ref["PERFECT"]["natoms"]
+    first_order = e_relaxed + PRESSURES_BAR[1] * EV_PER_BAR_A3 * omega * omega0
+    print(f"first-order estimate E_f + P Omega_f(0) Omega0: {first_order:.5f} eV (vs {h_p:.5f})", file=sys.stderr)
     e_unrelaxed, _ = formation(ref, "UNRELAXED")
     try:
         print(
@@ -128,6 +156,8 @@ def main() -> None:
             "Ef_vac_eV": round(e_relaxed, 5),
             "Ef_vac_unrelaxed_eV": round(e_unrelaxed, 5),
             "Omega_f_per_atomic_volume": round(omega, 4),
+            "Hf_vac_10GPa_eV": round(h_p, 5),
+            "Omega_f_10GPa_per_atomic_volume": round(omega_p, 4),
         },
         sys.stdout,
         indent=2,

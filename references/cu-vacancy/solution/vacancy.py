@@ -1,11 +1,12 @@
 """Vacancy formation energy and volume of fcc Cu with LAMMPS (stdlib only); prints answer.json.
 
-Three LAMMPS runs, each in its own directory under runs/:
-  perfect/  the 4x4x4 conventional supercell (256 atoms) relaxed at zero pressure, written to perfect.data;
+At zero pressure and at 10 GPa, two LAMMPS runs each, in their own directories under runs/<pressure>/:
+  perfect/  the 4x4x4 conventional supercell (256 atoms) relaxed at the pressure, written to perfect.data;
   defect/   the same cell with the atom nearest the box centre removed, energy before relaxation, then atoms and
-            cell relaxed at zero pressure (box/relax iso 0 alternated with fixed-cell minimisations).
-The reference state of the removed atom is the perfect crystal, so the perfect-crystal energy and volume are
-scaled by (N-1)/N:  E_f = E(N-1) - (N-1)/N E(N),  Omega_f = [V(N-1) - (N-1)/N V(N)] / (V(N)/N).
+            cell relaxed at the pressure (box/relax iso P alternated with fixed-cell minimisations).
+The reference state of the removed atom is the perfect crystal at the same pressure, so the perfect-crystal
+enthalpy H = E + P V and volume are scaled by (N-1)/N:  H_f = H(N-1) - (N-1)/N H(N) (= E_f at P = 0),
+Omega_f = [V(N-1) - (N-1)/N V(N)] / (V(N)/N), in units of the atomic volume at that pressure.
 """
 
 from __future__ import annotations
@@ -34,11 +35,13 @@ region box block 0 {n} 0 {n} 0 {n}
 create_box 1 box
 create_atoms 1 box"""
 
-RELAX = """fix br all box/relax iso 0.0 vmax 0.001
+RELAX = """fix br all box/relax iso {p} vmax 0.001
 minimize 0 1e-12 10000 100000
 unfix br
 minimize 0 1e-12 10000 100000
 """
+P_HIGH_BAR = 1.0e5  # 10 GPa
+EV_PER_BAR_A3 = 1.0e-25 / 1.602176634e-19  # 1 bar x 1 A^3 in eV
 
 
 def lammps(workdir: Path, script: str) -> dict[str, float]:
@@ -56,19 +59,18 @@ def lammps(workdir: Path, script: str) -> dict[str, float]:
     return found
 
 
-def main() -> None:
-    """Relax the perfect and the defect cell; print E_f (relaxed and unrelaxed) and Omega_f as JSON."""
-    potential = Path(sys.argv[1]).resolve()
+def vacancy(potential: Path, runs: Path, p: float) -> dict[str, float]:
+    """Perfect and defect cells relaxed at pressure p (bar): energies, volumes and the unrelaxed defect energy."""
     a_guess = float(potential.read_text().splitlines()[1].split()[2])  # starting guess only; relaxed below
-    runs = Path("runs").resolve()
+    relax = RELAX.format(p=p)
     perfect = lammps(
         runs / "perfect",
         HEADER.format(structure=PERFECT.format(a=a_guess, n=CELLS), potential=potential)
-        + RELAX
-        + 'print "RESULT pe $(pe:%.12f) vol $(vol:%.12f) natoms $(atoms) lx $(lx:%.10f)"\n'
+        + relax
+        + 'print "RESULT pe $(pe:%.12f) vol $(vol:%.12f) natoms $(atoms) lx $(lx:%.10f) xlo $(xlo:%.10f)"\n'
         + "write_data perfect.data\n",
     )
-    centre = perfect["lx"] / 2
+    centre = perfect["xlo"] + perfect["lx"] / 2
     defect = lammps(
         runs / "defect",
         HEADER.format(structure=f"read_data {runs / 'perfect' / 'perfect.data'}", potential=potential)
@@ -79,20 +81,36 @@ def main() -> None:
         + "delete_atoms group gone compress no\n"
         + "run 0\n"
         + 'print "RESULT pe_unrelaxed $(pe:%.12f) natoms $(atoms)"\n'
-        + RELAX
-        + RELAX
+        + relax
+        + relax
         + 'print "RESULT pe $(pe:%.12f) vol $(vol:%.12f) press $(press:%.4f)"\n',
     )
     if defect["removed"] != 1:
         raise SystemExit(f"expected to remove one atom, removed {defect['removed']}")
     n = perfect["natoms"]
     scale = (n - 1) / n
-    answer = {
-        "Ef_vac_eV": round(defect["pe"] - scale * perfect["pe"], 5),
-        "Ef_vac_unrelaxed_eV": round(defect["pe_unrelaxed"] - scale * perfect["pe"], 5),
-        "Omega_f_per_atomic_volume": round((defect["vol"] - scale * perfect["vol"]) / (perfect["vol"] / n), 4),
+    pv = p * EV_PER_BAR_A3
+    print(f"p = {p} bar: residual pressure of the relaxed defect cell {defect['press']} bar", file=sys.stderr)
+    return {
+        "H_f": defect["pe"] + pv * defect["vol"] - scale * (perfect["pe"] + pv * perfect["vol"]),
+        "E_f_unrelaxed": defect["pe_unrelaxed"] - scale * perfect["pe"],
+        "Omega_f": (defect["vol"] - scale * perfect["vol"]) / (perfect["vol"] / n),
     }
-    print(f"residual pressure of the relaxed defect cell: {defect['press']} bar", file=sys.stderr)
+
+
+def main() -> None:
+    """Relax the perfect and the defect cell at 0 and 10 GPa; print the formation quantities as JSON."""
+    potential = Path(sys.argv[1]).resolve()
+    runs = Path("runs").resolve()
+    zero = vacancy(potential, runs / "0GPa", 0.0)
+    high = vacancy(potential, runs / "10GPa", P_HIGH_BAR)
+    answer = {
+        "Ef_vac_eV": round(zero["H_f"], 5),
+        "Ef_vac_unrelaxed_eV": round(zero["E_f_unrelaxed"], 5),
+        "Omega_f_per_atomic_volume": round(zero["Omega_f"], 4),
+        "Hf_vac_10GPa_eV": round(high["H_f"], 5),
+        "Omega_f_10GPa_per_atomic_volume": round(high["Omega_f"], 4),
+    }
     json.dump(answer, sys.stdout, indent=2)
     print()
 

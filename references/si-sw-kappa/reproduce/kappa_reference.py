@@ -3,7 +3,8 @@
 1. `phono3py-init -d` writes the displaced 2x2x2 supercells (0.03 A) of the 8-atom cube at a0 = 5.431 A.
 2. One plain LAMMPS `run 0` per displaced supercell (own directory each); forces in FORCES_FC3.
 3. `phono3py --mesh 11 11 11 --br --ts 300` and `phono3py --mesh 11 11 11 --lbte --ts 300`; kappa read from
-   kappa-m111111.hdf5 of each run.
+   kappa-m111111.hdf5 of each run; the lifetime of the Gamma optical phonon, tau = 1 / (2 Gamma_omega) =
+   1 / (4 pi Gamma) with phono3py's Gamma (imaginary self-energy in THz of ordinary frequency), from the RTA run.
 Cross-check: the same with the symfc force-constant solver. Writes OUTDIR/values.json.
 """
 
@@ -110,6 +111,13 @@ def main() -> None:
         )
         with h5py.File(run / "kappa-m111111.hdf5") as f:
             kappa = f["kappa"][0]
+            if label == "rta":  # grid point 0 is Gamma; bands 3-5 the triply degenerate optical mode
+                assert np.allclose(f["qpoint"][0], 0.0)
+                gamma_opt = float(f["gamma"][0, 0, 3:6].mean())  # THz (ordinary frequency), half width
+                values["tau_Gamma_optical_300K_ps"] = 1.0 / (4.0 * np.pi * gamma_opt)
+                print(f"Gamma optical: nu = {f['frequency'][0, 3:6].mean():.4f} THz, Gamma = {gamma_opt:.6f} THz, "
+                      f"tau = 1/(4 pi Gamma) = {values['tau_Gamma_optical_300K_ps']:.4f} ps, "
+                      f"FWHM 2 Gamma = {2 * gamma_opt * 33.35641:.3f} cm^-1")
         values[key] = float(kappa[:3].mean())
         print(f"{label}: kappa(300 K) = {np.round(kappa, 3)} W/m-K ({time.perf_counter() - t1:.1f} s)")
     # cross-check: symfc force constants, same mesh, API route
@@ -120,6 +128,8 @@ def main() -> None:
     ph3.init_phph_interaction()
     ph3.run_thermal_conductivity(is_LBTE=True, temperatures=[300.0])
     lbte, rta = ph3.thermal_conductivity.kappa[0, 0, 0], ph3.thermal_conductivity.kappa_RTA[0, 0, 0]
+    g_sym = float(np.asarray(ph3.thermal_conductivity.gamma)[0, 0, 0, 3:6].mean())
+    print(f"symfc cross-check: tau(Gamma optical) = {1 / (4 * np.pi * g_sym):.4f} ps")
     print(
         f"symfc cross-check: RTA {rta:.3f} ({rta / values['kappa_RTA_W_mK'] - 1:+.2%}), "
         f"LBTE {lbte:.3f} ({lbte / values['kappa_LBTE_W_mK'] - 1:+.2%})"

@@ -61,9 +61,15 @@ def main() -> None:
         f"{len(supercells)} displaced supercells; kappa(300 K) LBTE {np.round(k_lbte, 3)}, RTA {np.round(k_rta, 3)}",
         file=sys.stderr,
     )
+    # Gamma (grid point 0): phono3py's gamma is the imaginary self-energy in THz (ordinary frequency), a half
+    # width; the lifetime is 1 / (2 Gamma_omega) = 1 / (4 pi Gamma) in ps.
+    gamma = np.asarray(tc.gamma)[0, 0]  # (sigma, temperature, grid point, band) -> (grid point, band)
+    assert np.allclose(ph3.mesh_numbers, 11) and np.allclose(tc.qpoints[0], 0.0)
+    tau_opt = 1.0 / (4.0 * np.pi * gamma[0, 3:6].mean())
     answer = {
         "kappa_RTA_W_mK": round(float(k_rta[:3].mean()), 3),
         "kappa_LBTE_W_mK": round(float(k_lbte[:3].mean()), 3),
+        "tau_Gamma_optical_300K_ps": round(float(tau_opt), 4),
     }
     json.dump(answer, sys.stdout, indent=2)
     print()

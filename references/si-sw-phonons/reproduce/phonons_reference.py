@@ -5,6 +5,8 @@ Route 1 (the reference values, no phonopy): relax the cube in LAMMPS, displace o
 differences, and diagonalise the 6x6 dynamical matrix of the two-atom primitive cell at Gamma and at
 X = (2 pi / a0)(1, 0, 0) by a direct lattice sum (minimum-image vectors; SW reaches second neighbours only).
 Route 2 (cross-check): phonopy with a 2x2x2 supercell and its default 0.03 A displacement.
+Mode Grueneisen parameters gamma = -d ln(nu) / d ln(V): route 1 at a0 (1 +- 0.5%), central differences (and
++-1% for the record).
 Writes OUTDIR/values.json and one directory per LAMMPS run under OUTDIR/runs/.
 """
 
@@ -89,7 +91,7 @@ def lammps_forces(workdir: Path, cell: np.ndarray, frames: list[np.ndarray], pot
     return np.array(out)
 
 
-def direct_route(out: Path, potential: Path, a0: float, h: float = 0.005) -> dict[str, float]:
+def direct_route(out: Path, potential: Path, a0: float, h: float = 0.005, tag: str = "direct") -> dict[str, float]:
     """Route 1: force constants by central differences and a direct lattice sum."""
     n = 3
     cell, pos = supercell(a0, n)
@@ -101,7 +103,7 @@ def direct_route(out: Path, potential: Path, a0: float, h: float = 0.005) -> dic
                 p = pos.copy()
                 p[s, alpha] += sign * h
                 frames.append(p)
-    f = lammps_forces(out / "runs" / "direct", cell, frames, potential).reshape(2, 3, 2, len(pos), 3)
+    f = lammps_forces(out / "runs" / tag, cell, frames, potential).reshape(2, 3, 2, len(pos), 3)
     phi = -(f[:, :, 0] - f[:, :, 1]) / (2 * h)  # phi[s, alpha, j, beta]
     sublattice = np.array([0 if i % 8 < 4 else 1 for i in range(len(pos))])
     length = a0 * n
@@ -122,13 +124,28 @@ def direct_route(out: Path, potential: Path, a0: float, h: float = 0.005) -> dic
 
     g = frequencies(np.zeros(3))
     x = frequencies(np.array([2 * np.pi / a0, 0.0, 0.0]))
-    print(f"direct route: Gamma {np.round(g, 4)}, X {np.round(x, 4)} THz")
+    print(f"direct route at a = {a0:.6f} A: Gamma {np.round(g, 4)}, X {np.round(x, 4)} THz")
     return {
         "a0_angstrom": a0,
         "Gamma_optical_THz": float(g[3:].mean()),
         "X_TA_THz": float(x[:2].mean()),
         "X_LA_THz": float(x[2:4].mean()),
         "X_TO_THz": float(x[4:].mean()),
+    }
+
+
+GRUNEISEN_STRAIN = 0.005  # lattice constants a0 (1 +- 0.5%) for the mode Grueneisen parameters
+
+
+def gruneisen(out: Path, potential: Path, a0: float, s: float = GRUNEISEN_STRAIN) -> dict[str, float]:
+    """gamma = -d ln(nu) / d ln(V) at a0, central differences of the direct route at a0 (1 +- s)."""
+    plus = direct_route(out, potential, a0 * (1 + s), tag=f"direct-a{1 + s:.4f}")
+    minus = direct_route(out, potential, a0 * (1 - s), tag=f"direct-a{1 - s:.4f}")
+    dlnv = 3 * np.log((1 + s) / (1 - s))
+    return {
+        key.replace("_THz", "").replace("Gamma_optical", "gamma_Gamma_optical").replace("X_", "gamma_X_"):
+        -float(np.log(plus[key] / minus[key]) / dlnv)
+        for key in ("Gamma_optical_THz", "X_TA_THz", "X_LA_THz", "X_TO_THz")
     }
 
 
@@ -159,6 +176,14 @@ def main() -> None:
     potential, out = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
     a0 = relax(out, potential)
     ref = direct_route(out, potential, a0)
+    modes = gruneisen(out, potential, a0)
+    wide = gruneisen(out, potential, a0, 0.01)
+    for key, value in modes.items():
+        print(f"{key:24s} {value:+.4f}   (+-1% in a: {wide[key]:+.4f})")
+    experiment_gamma = {"gamma_Gamma_optical": 0.98, "gamma_X_TA": -1.4}
+    for key, value in experiment_gamma.items():
+        print(f"{key:24s} experiment ~{value:+.2f}")
+    ref |= {"gamma_Gamma_optical": modes["gamma_Gamma_optical"], "gamma_X_TA": modes["gamma_X_TA"]}
     try:
         check = phonopy_route(out, potential, a0)
     except ImportError:
@@ -166,6 +191,8 @@ def main() -> None:
         print("phonopy not available: cross-check skipped")
     experiment = {"Gamma_optical_THz": 15.53, "X_TA_THz": 4.49, "X_LA_THz": 12.32, "X_TO_THz": 13.90}
     for key, value in ref.items():
+        if key.startswith("gamma_"):
+            continue
         extra = f"   phonopy {check[key]:.4f} ({check[key] / value - 1:+.2e})" if check else ""
         exp = f"   experiment ~{experiment[key]} ({experiment[key] / value - 1:+.1%})" if key in experiment else ""
         print(f"{key:20s} {value:.5f}{extra}{exp}")

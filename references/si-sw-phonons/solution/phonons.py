@@ -5,6 +5,7 @@
    one LAMMPS `rerun` over all displaced copies.
 3. Dynamical matrix at Gamma and at X = (2 pi / a0)(1, 0, 0); frequencies in THz, as computed: the potential's
    frequencies, not corrected towards experiment.
+4. The same at a0 (1 +- 1%): mode Grueneisen parameters -d ln nu / d ln V by central differences.
 """
 
 from __future__ import annotations
@@ -54,18 +55,15 @@ def relaxed_a0(workdir: Path, potential: Path) -> float:
     return float(line.split()[1])
 
 
-def main() -> None:
-    """Relax, displace, compute forces, and print answer.json."""
-    potential = Path("Si.sw").resolve()
-    runs = Path("runs").resolve()
-    # an optional first argument gives a0 already determined (the workflow passes the one of its first step)
-    a0 = float(sys.argv[1]) if len(sys.argv) > 1 else relaxed_a0(runs / "relax", potential)
+def frequencies(a0: float, potential: Path, runs: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted frequencies (THz) at Gamma and at X = (2 pi / a0)(1, 0, 0) of the crystal with lattice constant a0."""
     unitcell = PhonopyAtoms(symbols=["Si"] * 8, cell=np.eye(3) * a0, scaled_positions=CUBE, masses=[MASS] * 8)
     # primitive_matrix "F": the fcc primitive cell (2 atoms), given explicitly rather than left to "auto"
     phonon = Phonopy(unitcell, supercell_matrix=np.eye(3, dtype=int) * 3, primitive_matrix="F")
     phonon.generate_displacements(distance=0.01)
     supercells = phonon.supercells_with_displacements
-    phonon.forces = forces(runs / "forces", supercells[0].cell, [s.positions for s in supercells], "sw", potential)
+    phonon.forces = forces(runs / f"forces-a{a0:.6f}", supercells[0].cell, [s.positions for s in supercells], "sw",
+                           potential)  # fmt: skip
     phonon.produce_force_constants()
     phonon.symmetrize_force_constants()
     # q in reduced coordinates of the primitive reciprocal lattice: q_red = A_prim . q_cart (phonopy: no 2 pi)
@@ -74,8 +72,25 @@ def main() -> None:
     q_x = prim @ np.array([1.0 / a0, 0.0, 0.0])
     phonon.run_qpoints([q_gamma, q_x])
     nu_gamma, nu_x = np.sort(phonon.qpoints.frequencies, axis=1)
+    return nu_gamma, nu_x
+
+
+def main() -> None:
+    """Relax, displace, compute forces, and print answer.json."""
+    potential = Path("Si.sw").resolve()
+    runs = Path("runs").resolve()
+    # an optional first argument gives a0 already determined (the workflow passes the one of its first step)
+    a0 = float(sys.argv[1]) if len(sys.argv) > 1 else relaxed_a0(runs / "relax", potential)
+    nu_gamma, nu_x = frequencies(a0, potential, runs)
+    # mode Grueneisen parameters from +-1% in a (V ~ a^3), central differences
+    g_plus, x_plus = frequencies(a0 * 1.01, potential, runs)
+    g_minus, x_minus = frequencies(a0 * 0.99, potential, runs)
+    dlnv = 3 * np.log(1.01 / 0.99)
+    gamma_opt = -np.log(g_plus[3:].mean() / g_minus[3:].mean()) / dlnv
+    gamma_ta = -np.log(x_plus[:2].mean() / x_minus[:2].mean()) / dlnv
     print(
-        f"a0 = {a0:.6f} A; Gamma: {np.round(nu_gamma, 4)} THz; X {np.round(q_x, 3)}: {np.round(nu_x, 4)} THz",
+        f"a0 = {a0:.6f} A; Gamma: {np.round(nu_gamma, 4)} THz; X: {np.round(nu_x, 4)} THz; "
+        f"gamma(Gamma opt) {gamma_opt:.4f}, gamma(X TA) {gamma_ta:.4f}",
         file=sys.stderr,
     )
     answer = {
@@ -84,6 +99,8 @@ def main() -> None:
         "X_TA_THz": round(float(nu_x[0:2].mean()), 4),
         "X_LA_THz": round(float(nu_x[2:4].mean()), 4),
         "X_TO_THz": round(float(nu_x[4:6].mean()), 4),
+        "gamma_Gamma_optical": round(float(gamma_opt), 4),
+        "gamma_X_TA": round(float(gamma_ta), 4),
     }
     json.dump(answer, sys.stdout, indent=2)
     print()
