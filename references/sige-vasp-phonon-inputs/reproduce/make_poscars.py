@@ -1,8 +1,7 @@
 """Reference POSCARs of sige-vasp-phonon-inputs: phonopy's displaced 16-atom supercells of Si and Ge.
 
 Usage: make_poscars.py OUTDIR      writes OUTDIR/{Si,Ge}/POSCAR and OUTDIR/{Si,Ge}/SPOSCAR (undisplaced)
-The same construction as the pw.x runs of sige-pbe-phonons (reproduce/supercells.py there): the 2-atom fcc
-primitive cell at the PBE lattice constant, supercell matrix 2x2x2, phonopy's default displacement directions,
+The 2-atom fcc primitive cell at the PBE lattice constant of eos.py (eos.json), supercell matrix 2x2x2, phonopy's default displacement directions,
 amplitude 0.02 A. phonopy 4.10.
 """
 
