@@ -81,7 +81,7 @@ def bloch_modes(F: np.ndarray, h01: np.ndarray, omega: float, period: float, dir
     vec = U[:, prop]
     coef = Uinv[prop, :]
     out_lam, out_vel, out_vec, out_coef = [], [], [], []
-    for group in _cluster(lam, 1e-6):
+    for group in _cluster(lam, 1e-5):
         # orthonormalise the degenerate subspace; the projector rows transform with the inverse
         V = vec[:, group]
         C = coef[group, :]

@@ -50,7 +50,7 @@ def labels(vectors: np.ndarray, ops: list[np.ndarray]) -> list[tuple[int, ...]]:
         lab = []
         for P in ops:
             value = u.conj() @ P @ u
-            if abs(abs(value) - 1) > 1e-6:
+            if abs(abs(value) - 1) > 1e-3:
                 raise RuntimeError(f"channel is not a translation eigenvector (|<u|P|u>| = {abs(value):.3e})")
             lab.append(int(np.round(np.angle(value) / (np.pi / 2))) % 4)
         out.append(tuple(lab))
