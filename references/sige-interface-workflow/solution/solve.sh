@@ -8,7 +8,7 @@
 set -euo pipefail
 sol="${CMB_SOLUTION_DIR:?CMB_SOLUTION_DIR must point at this solution folder}"
 steps="$sol/steps"
-export OMP_NUM_THREADS=1
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 mkdir -p step-a step-b step-c
 cp SiCGe.tersoff sige_intermixed.data step-a/
 (cd step-a && python3 "$sol/build_device.py" sige_intermixed.data sige_device.h5 > step-a.json)

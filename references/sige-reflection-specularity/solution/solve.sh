@@ -4,6 +4,6 @@
 # operators diagonalised together in each degenerate set), then the specular and diffuse reflected fluxes;
 # answer.json in the current folder. About 5 s of CPU.
 set -euo pipefail
-export OMP_NUM_THREADS=1
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 python3 "${CMB_SOLUTION_DIR:?CMB_SOLUTION_DIR must point at this solution folder}/specularity.py" sige_device.h5 > answer.json
 cat answer.json
