@@ -1,113 +1,181 @@
-"""Phonon transmission across an abrupt mass interface in a 1D harmonic chain: atomistic Green's functions.
+"""Mode-resolved atomistic Green's functions for a lead | device | lead chain of principal layers.
 
-Device: N atoms (half of mass m_L, half of mass m_R) between two semi-infinite leads; springs k everywhere.
-Lead surface Green's functions by Lopez Sancho decimation at (omega^2 + i eta), self-energies
-Sigma = tau g tau^dagger, broadening Gamma = i (Sigma - Sigma^dagger), retarded device Green's function
-G = [(omega^2 + i eta) M - K - Sigma_L - Sigma_R]^-1 and T = Tr[Gamma_L G Gamma_R G^dagger]. eta is tied to
-omega_max^2 and shrunk until T no longer changes; the Landauer conductance integrates T on a fine grid.
+Conventions: mass-weighted dynamical blocks in (rad/s)^2; for layer n the equation of motion is
+    omega^2 u_n = H_{n,n} u_n + H_{n,n+1} u_{n+1} + H_{n,n-1} u_{n-1},   H_{n,n-1} = H_{n-1,n}^T.
+Leads: onsite h00 and coupling h01 (layer n to n+1, along +x). The retarded problem is solved at
+z = omega^2 + i eta. Bloch matrices come from the lead surface Green's functions (Lopez Sancho decimation):
+    right-going, F(+) = g_right h10   (u_{n+1} = F(+) u_n),
+    left-going, F(-)^-1 = g_left h01  (u_{n-1} = F(-)^-1 u_n).
+The scattering state for an incoming right-going Bloch mode of the left lead is found by solving the
+block-tridiagonal system of the device plus one lead layer on each side with the self-energies
+Sigma_L = h10_L F_L(-)^-1, Sigma_R = h01_R F_R(+); the reflected and transmitted waves are expanded in the
+eigenvectors of the Bloch matrices, the propagating parts normalised by the group velocities.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg as sla
 
-AMU = 1.66053906660e-27  # kg
-H = 6.62607015e-34  # J s
-KB = 1.380649e-23  # J/K
-K_SPRING = 40.0  # N/m
-M_LEFT = 28.0855 * AMU
-M_RIGHT = 72.63 * AMU
+EV_A2_AMU = 1.602176634e-19 / 1e-20 / 1.66053906660e-27  # eV/A^2/amu -> s^-2
 
 
-def surface_green(mass: float, z: complex, k: float = K_SPRING) -> complex:
-    """Surface Green's function of a semi-infinite chain (mass, spring k) at z = omega^2 + i eta (decimation)."""
-    eps_s = eps = 2 * k + 0j
-    alpha = beta = -k + 0j
-    for _ in range(100):
-        g = 1.0 / (z * mass - eps)
-        eps_s = eps_s + alpha * g * beta
-        eps = eps + alpha * g * beta + beta * g * alpha
-        alpha, beta = alpha * g * alpha, beta * g * beta
-        if abs(alpha) < 1e-40 * k and abs(beta) < 1e-40 * k:
+def surface_green(z: complex, h00: np.ndarray, h01: np.ndarray, side: str, tol: float = 1e-14) -> np.ndarray:
+    """Surface Green's function of a semi-infinite lead extending to the right ('right') or the left ('left')."""
+    n = len(h00)
+    eye = np.eye(n)
+    if side == "right":
+        a, b = h01.astype(complex), h01.T.conj().astype(complex)  # a couples to the bulk side
+    else:
+        a, b = h01.T.conj().astype(complex), h01.astype(complex)
+    eps_s = h00.astype(complex)
+    eps = h00.astype(complex)
+    for _ in range(200):
+        g = np.linalg.inv(z * eye - eps)
+        agb = a @ g @ b
+        bga = b @ g @ a
+        eps_s = eps_s + agb
+        eps = eps + agb + bga
+        a = a @ g @ a
+        b = b @ g @ b
+        if np.abs(a).max() < tol * np.abs(h00).max() and np.abs(b).max() < tol * np.abs(h00).max():
             break
-    return 1.0 / (z * mass - eps_s)
+    else:
+        raise RuntimeError("decimation did not converge")
+    return np.linalg.inv(z * eye - eps_s)
 
 
-def transmission(nu_hz: float, eta_rel: float, n_device: int = 8) -> float:
-    """T at frequency nu (Hz) with broadening eta = eta_rel * omega_max^2 of the light chain."""
-    omega2 = (2 * np.pi * nu_hz) ** 2
-    eta = eta_rel * 4 * K_SPRING / M_LEFT
-    z = omega2 + 1j * eta  # +i eta: retarded
-    masses = np.array([M_LEFT] * (n_device // 2) + [M_RIGHT] * (n_device - n_device // 2))
-    kmat = 2 * K_SPRING * np.eye(n_device) - K_SPRING * (np.eye(n_device, k=1) + np.eye(n_device, k=-1))
-    sigma_l = np.zeros((n_device, n_device), complex)
-    sigma_r = np.zeros((n_device, n_device), complex)
-    sigma_l[0, 0] = K_SPRING**2 * surface_green(M_LEFT, z)  # tau = -k couples lead surface and device end
-    sigma_r[-1, -1] = K_SPRING**2 * surface_green(M_RIGHT, z)
-    green = np.linalg.inv(z * np.diag(masses) - kmat - sigma_l - sigma_r)
-    gamma_l = 1j * (sigma_l - sigma_l.conj().T)
-    gamma_r = 1j * (sigma_r - sigma_r.conj().T)
-    return float(np.trace(gamma_l @ green @ gamma_r @ green.conj().T).real)
+@dataclass
+class Modes:
+    lam: np.ndarray  # Bloch factors of the propagating modes
+    vel: np.ndarray  # group velocities (m/s if period in m)
+    vec: np.ndarray  # unit eigenvectors (columns)
+    coef: np.ndarray  # rows: projector giving each propagating mode's coefficient from a layer vector
 
 
-def converged_eta(nus_hz: np.ndarray) -> float:
-    """The largest eta_rel (from 1e-4 down) whose T on the given frequencies changes by < 1e-6 on a 10x cut."""
-    eta = 1e-4
-    prev = np.array([transmission(nu, eta) for nu in nus_hz])
-    while eta > 1e-14:
-        eta /= 10
-        cur = np.array([transmission(nu, eta) for nu in nus_hz])
-        if np.max(np.abs(cur - prev)) < 1e-6:
-            return eta
-        prev = cur
-    raise SystemExit("eta did not converge")
+def _cluster(lam: np.ndarray, tol: float) -> list[list[int]]:
+    groups: list[list[int]] = []
+    for i in range(len(lam)):
+        for g in groups:
+            if abs(lam[g[0]] - lam[i]) < tol:
+                g.append(i)
+                break
+        else:
+            groups.append([i])
+    return groups
 
 
-def conductance(temperature: float, nus_hz: np.ndarray, trans: np.ndarray) -> float:
-    """Landauer conductance (W/K) of one channel: integral of h nu T dn/dT dnu (trapezoid rule)."""
-    x = H * nus_hz / (KB * temperature)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        dndt = np.where(x > 0, x / temperature * np.exp(x) / np.expm1(x) ** 2, 0.0)
-    integrand = np.where(x > 0, H * nus_hz * dndt, KB) * trans  # classical limit h nu dn/dT -> k_B at nu -> 0
-    return float(np.sum(0.5 * (integrand[1:] + integrand[:-1]) * np.diff(nus_hz)))
+def bloch_modes(F: np.ndarray, h01: np.ndarray, omega: float, period: float, direction: int,
+                prop_tol: float = 1e-4, extra: list[np.ndarray] | None = None) -> Modes:  # fmt: skip
+    """Propagating modes of a Bloch matrix F (eigenvalues lam of unit modulus), velocity-diagonal basis.
+
+    direction +1: F = F(+) (u_{n+1} = F u_n); -1: F = F(-)^-1 (u_{n-1} = F u_n), lam returned as the forward factor.
+    `extra` are operators commuting with the lead (transverse translations) to diagonalise within degenerate sets.
+    """
+    mu, U = np.linalg.eig(F)
+    Uinv = np.linalg.inv(U)
+    prop = np.where(np.abs(np.abs(mu) - 1) < prop_tol)[0]
+    lam = mu[prop] if direction > 0 else 1 / mu[prop]
+    vec = U[:, prop]
+    coef = Uinv[prop, :]
+    out_lam, out_vel, out_vec, out_coef = [], [], [], []
+    for group in _cluster(lam, 1e-5):
+        # orthonormalise the degenerate subspace; the projector rows transform with the inverse
+        V = vec[:, group]
+        C = coef[group, :]
+        Q, R = np.linalg.qr(V)
+        C = R @ C  # so that Q @ (R C) = V C
+        V = Q
+        l0 = lam[group].mean()
+        # velocity operator within the subspace: v = (i a / 2 omega) u^dag (lam h01 - lam^* h10) u
+        M = (1j * period / (2 * omega)) * V.conj().T @ (l0 * h01 - np.conj(l0) * h01.conj().T) @ V
+        M = 0.5 * (M + M.conj().T)
+        ops = [M]
+        for op in extra or []:
+            ops.append(V.conj().T @ op @ V)
+        # joint diagonalisation: a random real combination of the commuting Hermitian parts
+        rng = np.random.default_rng(7)
+        comb = sum(w * (o + o.conj().T) / 2 + w2 * (o - o.conj().T) / 2j
+                   for o, w, w2 in zip(ops, rng.normal(size=len(ops)), rng.normal(size=len(ops))))  # fmt: skip
+        _, W = np.linalg.eigh(comb)
+        V = V @ W
+        C = W.conj().T @ C
+        for k in range(len(group)):
+            u = V[:, k]
+            v = float(np.real((1j * period / (2 * omega)) * u.conj() @ (l0 * h01 - np.conj(l0) * h01.conj().T) @ u))
+            out_lam.append(l0)
+            out_vel.append(v)
+            out_vec.append(u)
+            out_coef.append(C[k])
+    return Modes(np.array(out_lam), np.array(out_vel), np.array(out_vec).T.reshape(len(F), -1),
+                 np.array(out_coef).reshape(-1, len(F)))  # fmt: skip
 
 
-def main() -> None:
-    """Compute the requested quantities; answer.json to stdout, transmission.csv into the current folder."""
-    probe = np.array([0.05, 1.0, 3.0, 5.0, 5.7, 5.79]) * 1e12
-    eta = converged_eta(probe)
-    nu_c = np.sqrt(4 * K_SPRING / M_RIGHT) / (2 * np.pi)  # band top of the heavy chain: no states above it
-    grid = np.round(np.arange(1, 131) * 0.05, 2)
-    with Path("transmission.csv").open("w") as fh:
-        fh.write("nu_THz,T\n")
-        for nu in grid:
-            fh.write(f"{nu:.2f},{transmission(nu * 1e12, eta):.8f}\n")
-    # dense grid for the integrals, clustered near the band edge where T ~ sqrt(nu_c - nu)
-    s = np.linspace(0.0, 1.0, 4001)
-    nus = nu_c * (1 - (1 - s) ** 2)
-    trans = np.array([transmission(nu, eta) for nu in nus])
-    # nu -> 0: T tends to its long-wavelength limit; evaluate it at 10 GHz, where omega^2 >> eta still holds
-    # (at 1 MHz the broadening eta would dominate omega^2 and spoil the value)
-    long_wavelength = transmission(1e10, eta)
-    trans[0] = long_wavelength
-    answer = {
-        "T_1THz": round(transmission(1e12, eta), 6),
-        "T_3THz": round(transmission(3e12, eta), 6),
-        "T_5THz": round(transmission(5e12, eta), 6),
-        "T_5p7THz": round(transmission(5.7e12, eta), 6),
-        "T_long_wavelength": round(long_wavelength, 6),
-        "nu_c_THz": round(nu_c / 1e12, 6),
-        "G_50K_pW_per_K": round(conductance(50.0, nus, trans) * 1e12, 4),
-        "G_300K_pW_per_K": round(conductance(300.0, nus, trans) * 1e12, 4),
-    }
-    print(f"eta = {eta:g} omega_max^2", file=sys.stderr)
-    json.dump(answer, sys.stdout, indent=2)
-    print()
+@dataclass
+class Scattering:
+    t: np.ndarray  # rows: incoming left channels, columns: outgoing right channels
+    r: np.ndarray  # rows: incoming left channels, columns: outgoing (reflected) left channels
+    inc: Modes
+    refl: Modes
+    trans: Modes
 
 
-if __name__ == "__main__":
-    main()
+def scatter(omega: float, lead_l: tuple, lead_r: tuple, dev_on: list[np.ndarray], dev_cpl: list[np.ndarray],
+            period_l: float, period_r: float, eta_rel: float = 1e-8, extra_l: list | None = None,
+            extra_r: list | None = None) -> Scattering:  # fmt: skip
+    """S-matrix blocks t and r at angular frequency omega (rad/s).
+
+    lead_l = (h00, h01) of the left lead, lead_r of the right lead; dev_on = onsite blocks of the N device layers;
+    dev_cpl = N+1 couplings: [left lead layer -> device 1, device 1 -> 2, ..., device N -> right lead layer].
+    """
+    h00l, h01l = lead_l
+    h00r, h01r = lead_r
+    scale = max(np.abs(h00l).max(), np.abs(h00r).max())
+    z = omega**2 + 1j * eta_rel * scale
+    # Bloch matrices
+    gl_left = surface_green(z, h00l, h01l, "left")  # left lead, semi-infinite to the left
+    gl_right = surface_green(z, h00l, h01l, "right")  # left lead's bulk seen from the left (for incoming modes)
+    gr_right = surface_green(z, h00r, h01r, "right")
+    Fl_minus_inv = gl_left @ h01l  # u_{n-1} = F u_n
+    Fl_plus = gl_right @ h01l.conj().T
+    Fr_plus = gr_right @ h01r.conj().T
+    inc = bloch_modes(Fl_plus, h01l, omega, period_l, +1, extra=extra_l)
+    keep = inc.vel > 0
+    inc = Modes(inc.lam[keep], inc.vel[keep], inc.vec[:, keep], inc.coef[keep])
+    refl = bloch_modes(Fl_minus_inv, h01l, omega, period_l, -1, extra=extra_l)
+    keep = refl.vel < 0
+    refl = Modes(refl.lam[keep], refl.vel[keep], refl.vec[:, keep], refl.coef[keep])
+    trans = bloch_modes(Fr_plus, h01r, omega, period_r, +1, extra=extra_r)
+    keep = trans.vel > 0
+    trans = Modes(trans.lam[keep], trans.vel[keep], trans.vec[:, keep], trans.coef[keep])
+    sigma_l = h01l.conj().T @ Fl_minus_inv
+    sigma_r = h01r @ Fr_plus
+    # block system: layers 0 (left lead), 1..N (device), N+1 (right lead)
+    ons = [h00l + sigma_l, *dev_on, h00r + sigma_r]
+    sizes = [len(b) for b in ons]
+    offs = np.concatenate([[0], np.cumsum(sizes)])
+    ntot = offs[-1]
+    A = np.zeros((ntot, ntot), complex)
+    for k, b in enumerate(ons):
+        A[offs[k] : offs[k + 1], offs[k] : offs[k + 1]] = z * np.eye(len(b)) - b
+    for k, c in enumerate(dev_cpl):
+        A[offs[k] : offs[k + 1], offs[k + 1] : offs[k + 2]] = -c
+        A[offs[k + 1] : offs[k + 2], offs[k] : offs[k + 1]] = -c.conj().T
+    rhs = np.zeros((ntot, len(inc.lam)), complex)
+    h10l = h01l.conj().T
+    for i in range(len(inc.lam)):
+        u = inc.vec[:, i]
+        rhs[: sizes[0], i] = h10l @ (u / inc.lam[i]) - sigma_l @ u
+    sol = np.linalg.solve(A, rhs)
+    u0 = sol[: sizes[0]]
+    uN1 = sol[offs[-2] :]
+    refl_wave = u0 - inc.vec
+    c = refl.coef @ refl_wave  # (n_refl, n_inc)
+    d = trans.coef @ uN1
+    # flux of a unit-normalised layer amplitude: velocity / period (energy per layer times layers per second)
+    fl_in, fl_r, fl_t = inc.vel / period_l, np.abs(refl.vel) / period_l, trans.vel / period_r
+    r = (c * np.sqrt(fl_r)[:, None] / np.sqrt(fl_in)[None, :]).T
+    t = (d * np.sqrt(fl_t)[:, None] / np.sqrt(fl_in)[None, :]).T
+    return Scattering(t, r, inc, refl, trans)

@@ -1,0 +1,377 @@
+"""Study si-ge-interface-phonons: files, tolerance edges, traps and physics checks of its nine tasks and workflow.
+
+Oracles run once per session through the `suite_oracles` fixture; those that run LAMMPS or take more than a few
+seconds are `slow` (and skipped where LAMMPS is missing). The fairness cases and the recall baseline of every task
+are graded by tests/tasks/test_gates.py; this module adds what is particular to the study: the normal-incidence
+chain against the strained-Ge phonons, flux conservation and the Caroli identity of the staged blocks, the
+specularity of a translation-invariant interface, the staged files against their generators, and the workflow
+against its single tasks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import h5py
+import numpy as np
+import pytest
+import yaml
+
+from cmb.models import GradeReport
+from tests.tasks import _helpers
+from tests.tasks._helpers import (
+    ROOT,
+    assert_empty_submission_fails,
+    assert_files_are_consistent,
+    assert_reduced_prompt_drops_only_the_method,
+    assert_tolerance_edges,
+    failed,
+    grade_dir,
+    reference_of,
+    stage_workspace,
+    write_answer,
+)
+
+STUDY = "si-ge-interface-phonons"
+TASKS = [
+    "sige-relax-inputs",
+    "sige-interface-relax",
+    "sige-tersoff-phonons",
+    "sige-vasp-phonon-inputs",
+    "mass-interface-transmission",
+    "sige-agf-transmission",
+    "sige-reflection-specularity",
+]
+WORKFLOW = "sige-interface-workflow"
+NEEDS_LMP = {"sige-relax-inputs", "sige-interface-relax", "sige-tersoff-phonons", WORKFLOW}
+SLOW = NEEDS_LMP | {"mass-interface-transmission", "sige-agf-transmission", "sige-reflection-specularity"}
+WORKSPACE = ROOT / "tasks" / STUDY
+REFERENCES = ROOT / "references"
+
+
+def module(path: Path, name: str) -> ModuleType:
+    """Import a solution or reproduce script by path (their folders are not packages)."""
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    finally:
+        sys.path.remove(str(path.parent))
+
+
+def oracle(task: str, suite_oracles: dict[str, Path]) -> Path:
+    if task in NEEDS_LMP and shutil.which("lmp") is None:
+        pytest.skip("LAMMPS (lmp) not installed")
+    return suite_oracles[task]
+
+
+def param(task: str) -> Any:
+    return pytest.param(task, marks=pytest.mark.slow, id=task) if task in SLOW else pytest.param(task, id=task)
+
+
+def ref(task: str, key: str) -> Any:
+    return reference_of(task).values[key].value
+
+
+# --- files, prompts, empty submissions ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
+def test_task_files_are_consistent(task):
+    assert_files_are_consistent(STUDY, task)
+
+
+@pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
+def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
+    assert_reduced_prompt_drops_only_the_method(task)
+
+
+@pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
+def test_empty_submission_fails(task, tmp_path):
+    assert_empty_submission_fails(task, tmp_path)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_staged_workspace_alone_fails(task, tmp_path):
+    assert not grade_dir(task, stage_workspace(task, tmp_path)).passed
+
+
+def test_study_graph_holds_every_task():
+    spec = yaml.safe_load((WORKSPACE / "study.yaml").read_text())
+    listed = [t for s in spec["steps"] for t in s.get("tasks", [])]
+    assert sorted(listed) == sorted(TASKS)
+    selected = [s for s in spec["steps"] if s.get("selected", True)]
+    assert 3 <= len(selected) <= 7
+
+
+# --- oracles --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task", [param(t) for t in [*TASKS, WORKFLOW]])
+def test_oracle_passes(task, suite_oracles):
+    report = grade_dir(task, oracle(task, suite_oracles))
+    assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
+
+
+# --- tolerance edges around the reference (scalar JSON answers) ----------------------------------------------------
+
+SCALAR_TASKS = ["sige-interface-relax", "sige-tersoff-phonons", "mass-interface-transmission"]
+
+
+def write_curve(folder: Path, values: list[float]) -> None:
+    rows = ["nu_THz,T"] + [f"{0.1 * (i + 1):.2f},{t!r}" for i, t in enumerate(values)]
+    (folder / "transmission.csv").write_text("\n".join(rows) + "\n")
+
+
+def grade_scalars(task: str, answer: dict[str, Any], folder: Path) -> GradeReport:
+    write_answer(folder, answer)
+    if task == "mass-interface-transmission":
+        write_curve(folder, ref(task, "transmission_curve"))
+    return grade_dir(task, folder)
+
+
+@pytest.mark.parametrize("task", SCALAR_TASKS)
+def test_tolerance_edges_around_the_reference(task, tmp_path):
+    checks = [c for c in _helpers.numeric_checks(task, ("numeric.scalar",))]
+    base = _helpers.reference_answer(task, ("numeric.scalar",))
+    assert_tolerance_edges(task, base, tmp_path, checks=checks, grade_answer=grade_scalars)
+
+
+# --- sige-relax-inputs ----------------------------------------------------------------------------------------------
+
+RELAX_IN = (REFERENCES / "sige-relax-inputs" / "in.lmp").read_text()
+
+
+def grade_relax(text: str, folder: Path) -> GradeReport:
+    stage_workspace("sige-relax-inputs", folder)
+    (folder / "in.lmp").write_text(text)
+    return grade_dir("sige-relax-inputs", folder)
+
+
+def test_relax_reference_input_passes(tmp_path):
+    report = grade_relax(RELAX_IN, tmp_path)
+    assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "failing"),
+    [
+        ("SiCGe.tersoff Ge Si(D)", "SiCGe.tersoff Si(D) Ge", {"elements"}),  # habitual order, not the type order
+        ("SiCGe.tersoff Ge Si(D)", "SiCGe.tersoff Ge Si(C)", {"elements"}),  # the 1988b silicon set
+        ("pair_coeff      * * SiCGe.tersoff Ge Si(D)", "pair_coeff      * * Si.tersoff Si Si", {"elements"}),
+        ("mass            1 72.630", "mass            1 28.0855", {"mass-type-1"}),
+        ("box/relax z 0.0 vmax 0.001", "box/relax aniso 0.0 vmax 0.001", {"box-relax-z"}),
+        ("box/relax z 0.0 vmax 0.001", "box/relax z 1.0 vmax 0.001", set()),  # 1 bar: within the tolerance
+        ("box/relax z 0.0 vmax 0.001", "box/relax z 1.1 vmax 0.001", {"box-relax-z"}),
+        ("minimize        0.0 1.0e-10 10000 100000\nwrite", "minimize        0.0 1.0e-7 10000 100000\nwrite",
+         {"force-tolerance"}),  # fmt: skip
+        ("minimize        0.0 1.0e-10 10000 100000\nwrite", "minimize        0.0 1.0e-8 1000 100000\nwrite", set()),
+        ("minimize        0.0 1.0e-10 10000 100000\nwrite", "minimize        0.0 1.0e-10 999 100000\nwrite",
+         {"iterations"}),  # fmt: skip
+    ],
+)
+def test_relax_input_trap_fails_its_check(old, new, failing, tmp_path):
+    assert old in RELAX_IN, old
+    assert failed(grade_relax(RELAX_IN.replace(old, new), tmp_path)) == failing
+
+
+def test_relax_element_count_mismatch_stops_every_script_check(tmp_path):
+    # one element name for two atom types: LAMMPS stops with "Incorrect args for pair coefficients"
+    report = grade_relax(RELAX_IN.replace("SiCGe.tersoff Ge Si(D)", "SiCGe.tersoff Ge"), tmp_path)
+    assert "elements" in failed(report) and "units" in failed(report)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("lmp") is None, reason="LAMMPS (lmp) not installed")
+def test_relax_reference_input_relaxes_to_the_superlattice_period(tmp_path):
+    """The reference input runs, and its 16 + 16 plane period matches the interface of sige-interface-relax."""
+    stage_workspace("sige-relax-inputs", tmp_path)
+    (tmp_path / "in.lmp").write_text(RELAX_IN)
+    import subprocess
+
+    subprocess.run(["lmp", "-in", "in.lmp", "-log", "log.lammps", "-screen", "none"], cwd=tmp_path, check=True)
+    lo, hi = next(ln for ln in (tmp_path / "relaxed.data").read_text().splitlines() if ln.endswith("zlo zhi")).split()[:2]
+    lz = float(hi) - float(lo)
+    assert lz == pytest.approx(ref("sige-relax-inputs", "reference_run_Lz_angstrom"), abs=1e-4)
+    a, c = ref("sige-interface-relax", "a_Si_angstrom"), ref("sige-interface-relax", "c_Ge_strained_angstrom")
+    d = ref("sige-interface-relax", "interface_spacing_angstrom")
+    # 15 Si-Si and 15 Ge-Ge spacings, two interfaces, and the planes next to them relax slightly: within 0.01 A
+    assert lz == pytest.approx(15 * a / 4 + 15 * c / 4 + 2 * d, abs=0.01)
+
+
+# --- sige-interface-relax and sige-tersoff-phonons -----------------------------------------------------------------
+
+
+def test_interface_energy_is_per_interface_and_against_strained_germanium(tmp_path):
+    ans = _helpers.reference_answer("sige-interface-relax", ("numeric.scalar",))
+    gamma = ans["interface_energy_meV_per_A2"]
+    assert failed(grade_scalars("sige-interface-relax", ans | {"interface_energy_meV_per_A2": 2 * gamma},
+                                tmp_path / "a")) == {"interface-energy"}  # fmt: skip
+    # cubic Ge as the reference: the strain energy of 384 Ge atoms over twice the 2x2 area is added
+    area = (2 * ans["a_Si_angstrom"]) ** 2
+    wrong = gamma + 384 * ans["Ge_strain_energy_meV_per_atom"] / (2 * area)
+    assert failed(grade_scalars("sige-interface-relax", ans | {"interface_energy_meV_per_A2": wrong},
+                                tmp_path / "b")) == {"interface-energy"}  # fmt: skip
+
+
+def test_strained_ge_optical_singlet_is_the_top_of_the_normal_incidence_chain():
+    """The longitudinal chain of (001) planes folds the [001]-polarised optical mode of the strained Ge at Gamma
+    onto its zone boundary: the band top of mass-interface-transmission is that phonon of sige-tersoff-phonons."""
+    singlet = ref("sige-tersoff-phonons", "Ge_strained_Gamma_singlet_THz")
+    assert ref("mass-interface-transmission", "nu_c_THz") == pytest.approx(singlet, rel=2e-4)
+
+
+def test_cubic_ge_optical_frequency_misses_the_strained_singlet(tmp_path):
+    ans = _helpers.reference_answer("sige-tersoff-phonons", ("numeric.scalar",))
+    cubic = ans["Ge_Gamma_optical_THz"]
+    assert failed(grade_scalars("sige-tersoff-phonons", ans | {"Ge_strained_Gamma_singlet_THz": cubic},
+                                tmp_path)) == {"ge-strained-singlet"}  # fmt: skip
+
+
+# --- mass-interface-transmission (the normal-incidence chain) ------------------------------------------------------
+
+CHAIN = json.loads((WORKSPACE / "mass-interface-transmission" / "workspace" / "interplanar_fc.json").read_text())
+
+
+def test_chain_long_wavelength_limit_is_the_impedance_mismatch():
+    z = [math.sqrt(L["mass_amu"] * -(L["phi_1"] + 4 * L["phi_2"])) for L in (CHAIN["lead_Si"], CHAIN["lead_Ge"])]
+    amm = 4 * z[0] * z[1] / (z[0] + z[1]) ** 2
+    assert ref("mass-interface-transmission", "T_long_wavelength") == pytest.approx(amm, rel=1e-6)
+    assert ref("mass-interface-transmission", "transmission_curve")[0] == pytest.approx(amm, abs=1e-4)
+
+
+def test_chain_device_ends_are_bulk_like():
+    """The couplings two planes away from each end of the device equal the lead values (the relaxation of the
+    interface has decayed there), so the leads join the device without a spurious step."""
+    phi = {(i, j): v for i, j, v in CHAIN["couplings"]}
+    for (i, j), lead, key in (((1, 2), "lead_Si", "phi_1"), ((1, 3), "lead_Si", "phi_2"),
+                              ((13, 14), "lead_Ge", "phi_1"), ((12, 14), "lead_Ge", "phi_2")):  # fmt: skip
+        assert phi[(i, j)] == pytest.approx(CHAIN[lead][key], abs=2e-5)
+    # the interface couplings are not the bulk ones
+    assert abs(phi[(7, 8)] - CHAIN["lead_Si"]["phi_1"]) > 0.05
+
+
+def test_chain_reference_matches_the_oracle_solver():
+    chain = module(REFERENCES / "mass-interface-transmission" / "solution" / "chain.py", "sige_chain")
+    c = chain.Chain(CHAIN)
+    for key, nu in (("T_2THz", 2e12), ("T_9p5THz", 9.5e12)):
+        assert c.transmission(nu) == pytest.approx(ref("mass-interface-transmission", key), abs=1e-6)
+
+
+# --- the staged device blocks (sige-agf-transmission, sige-reflection-specularity) ---------------------------------
+
+H5 = WORKSPACE / "sige-agf-transmission" / "workspace" / "sige_device.h5"
+
+
+@pytest.fixture(scope="module")
+def agf_modules() -> tuple[ModuleType, ModuleType]:
+    sol = REFERENCES / "sige-reflection-specularity" / "solution"
+    return module(sol / "transmission.py", "sige_transmission"), module(sol / "specularity.py", "sige_specularity")
+
+
+def test_both_tasks_stage_the_same_blocks():
+    other = WORKSPACE / "sige-reflection-specularity" / "workspace" / "sige_device.h5"
+    assert H5.read_bytes() == other.read_bytes()
+
+
+def test_lead_blocks_are_translation_invariant(agf_modules):
+    _, spec = agf_modules
+    with h5py.File(H5) as h5:
+        cell = h5.attrs["transverse_cell_angstrom"][()]
+        a = cell[0, 0] / 2
+        for lead in ("lead_Si", "lead_Ge"):
+            pos = h5[f"{lead}/positions"][()]
+            for block in ("onsite", "coupling"):
+                h = h5[f"{lead}/{block}"][()]
+                for t in ([a / 2, a / 2], [a / 2, -a / 2]):
+                    p = spec.translation(pos, cell, np.array(t))
+                    assert np.abs(p @ h @ p.T - h).max() < 1e-6 * np.abs(h).max()
+
+
+def test_flux_is_conserved_and_xi_is_the_caroli_trace(agf_modules):
+    trans, _ = agf_modules
+    caroli = module(REFERENCES / "sige-agf-transmission" / "reproduce" / "caroli.py", "sige_caroli")
+    dev = trans.load(H5)
+    s, _ = trans.solve(dev, 6.0)
+    total = np.sum(np.abs(s.t) ** 2, axis=1) + np.sum(np.abs(s.r) ** 2, axis=1)
+    assert np.abs(total - 1).max() < 1e-6
+    xi_caroli = caroli.xi_values(H5, 1e-10)[caroli.FREQUENCIES_THZ.index(6.0)]
+    assert float(np.sum(np.abs(s.t) ** 2)) == pytest.approx(xi_caroli, abs=1e-5)
+
+
+def test_specularity_is_one_for_a_translation_invariant_interface(agf_modules):
+    """An interface between the two bulk leads, coupled by translation-invariant blocks, conserves the in-plane wave
+    vector: every reflection is specular, whatever the mismatch."""
+    trans, spec = agf_modules
+    dev = trans.load(H5)
+    l0, l1 = dev["lead_l"]
+    r0, r1 = dev["lead_r"]
+    ms, mg = 28.0855, 72.63
+    abrupt = dict(dev, onsite=[l0, r0], coupling=[l1, l1 * np.sqrt(ms / mg), r1])  # Si-like coupling across
+    a = dev["cell"][0, 0] / 2
+    ops = [spec.translation(dev["positions_l"], dev["cell"], np.array(t)) for t in ([a / 2, a / 2], [a / 2, -a / 2])]
+    s = trans.scatter(2 * np.pi * 6.0e12, abrupt["lead_l"], abrupt["lead_r"], abrupt["onsite"], abrupt["coupling"],
+                      abrupt["period_l"], abrupt["period_r"], eta_rel=1e-10, extra_l=ops)  # fmt: skip
+    flux = np.sum(np.abs(s.t) ** 2, axis=1) + np.sum(np.abs(s.r) ** 2, axis=1)
+    np.testing.assert_allclose(flux, 1.0, atol=1e-5)
+    k_in, k_out = spec.labels(s.inc.vec, ops), spec.labels(s.refl.vec, ops)
+    r2 = np.abs(s.r) ** 2
+    same = np.array([[ki == ko for ko in k_out] for ki in k_in])
+    assert r2.sum() > 0.5
+    assert (r2 * same).sum() / r2.sum() == pytest.approx(1.0, abs=1e-8)
+
+
+def test_intermixed_interface_reflects_diffusely_above_the_si_ta_band():
+    p_all = ref("sige-reflection-specularity", "p_all")
+    assert max(p_all) < 0.8 and min(p_all) > 0.2
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("lmp") is None, reason="LAMMPS (lmp) not installed")
+def test_staged_files_regenerate(tmp_path):
+    """make_blocks.py (LAMMPS, about a minute) rebuilds the staged blocks and the chain."""
+    import subprocess
+
+    subprocess.run([sys.executable, str(REFERENCES / "sige-agf-transmission" / "reproduce" / "make_blocks.py"),
+                    str(tmp_path)], check=True)  # fmt: skip
+    with h5py.File(H5) as a, h5py.File(tmp_path / "sige_device.h5") as b:
+        for name in ("lead_Si/onsite", "lead_Si/coupling", "lead_Ge/onsite", "lead_Ge/coupling", "device/onsite",
+                     "device/coupling", "device/masses"):  # fmt: skip
+            np.testing.assert_allclose(b[name][()], a[name][()], atol=1e-6 * np.abs(a[name][()]).max())
+    staged = json.loads((WORKSPACE / "mass-interface-transmission" / "workspace" / "interplanar_fc.json").read_text())
+    made = json.loads((tmp_path / "interplanar_fc.json").read_text())
+    np.testing.assert_allclose(np.array(made["couplings"]), np.array(staged["couplings"]), atol=2e-6)
+
+
+# --- sige-vasp-phonon-inputs ----------------------------------------------------------------------------------------
+
+
+def test_vasp_reference_poscars_are_phonopys_displaced_supercells(tmp_path):
+    mk = module(REFERENCES / "sige-vasp-phonon-inputs" / "reproduce" / "make_poscars.py", "sige_make_poscars")
+    sys.argv = ["make_poscars.py", str(tmp_path)]
+    mk.main()
+    for el in ("Si", "Ge"):
+        assert (tmp_path / el / "POSCAR").read_text() == (REFERENCES / "sige-vasp-phonon-inputs" / el / "POSCAR").read_text()
+
+
+# --- sige-interface-workflow ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_workflow_oracle_reproduces_its_single_tasks(suite_oracles):
+    ans = json.loads((oracle(WORKFLOW, suite_oracles) / "answer.json").read_text())
+    assert ans["transmission"]["Xi"] == pytest.approx(ref("sige-agf-transmission", "Xi"), abs=1e-4)
+    for key in ("p_all", "R_0", "p_0"):
+        assert ans["reflection"][key] == pytest.approx(ref("sige-reflection-specularity", key), abs=1e-4)
+    assert ans["c_Ge_strained_angstrom"] == pytest.approx(ref("sige-interface-relax", "c_Ge_strained_angstrom"),
+                                                          abs=1e-5)  # fmt: skip
