@@ -8,7 +8,7 @@
 #   OUTDIR/values.json                    moment_muB_per_atom, dE_FM_NM_eV_per_atom
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-pseudo="$here/../../../tasks/magnetism/fe-moment/workspace/pseudo/Fe.pbe-nd-rrkjus.UPF"
+pseudo="$here/../../../tasks/fe-bcc-magnetism/fe-moment/workspace/pseudo/Fe.pbe-nd-rrkjus.UPF"
 out=$(mkdir -p "${1:-fe-moment-reproduce}" && cd "${1:-fe-moment-reproduce}" && pwd)
 command -v pw.x >/dev/null || { echo "reproduce.sh: pw.x not on PATH" >&2; exit 1; }
 python3 "$here/fe_moment.py" "$pseudo" "$out"

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Oracle for fe-pw-spin-inputs: write pw.in for ferromagnetic bcc Fe at a = 2.866 A as an expert would, in a form
-# that differs on purpose from the reference input (lattice through A in angstrom, upper-case namelists, 'cold'
-# smearing, a 16x16x16 mesh, 45/360 Ry), so that passing shows the grader compares effective settings, not text.
-# Choices (references/fe-pw-spin-inputs/reproduce): the ultrasoft pseudopotential needs ecutrho well above 4x
-# (8x here), 45 Ry is within 0.2 mRy/atom of 60 Ry, the unshifted 16x16x16 mesh converges the moment to 0.01 muB
-# at 0.015 Ry of cold smearing; nspin = 2 with a starting magnetization on Fe.
+# Oracle for fe-pw-spin-inputs: the pw.in an expert writes after the convergence study the prompt defines
+# (reproduce/convergence.py: ecutwfc 35 Ry, ecutrho 160 Ry and an unshifted 12x12x12 mesh are the smallest
+# candidates meeting the targets at cold smearing of 0.02 Ry). Written in a form that differs on purpose from the
+# reference input (lattice through A in angstrom, upper-case namelists, 'cold' for the smearing, braces on the
+# cards), so that passing shows the grader compares effective settings, not text.
 set -euo pipefail
 cat > pw.in <<'PWIN'
 &CONTROL
@@ -18,11 +17,11 @@ cat > pw.in <<'PWIN'
   A = 2.866
   nat = 1
   ntyp = 1
-  ecutwfc = 45
-  ecutrho = 360
+  ecutwfc = 35
+  ecutrho = 160
   occupations = 'smearing'
   smearing = 'cold'
-  degauss = 0.015
+  degauss = 0.02
   nspin = 2
   starting_magnetization(1) = 0.4
 /
@@ -35,6 +34,6 @@ ATOMIC_SPECIES
 ATOMIC_POSITIONS {crystal}
   Fe  0.0  0.0  0.0
 K_POINTS {automatic}
-  16 16 16 0 0 0
+  12 12 12 0 0 0
 PWIN
 cat pw.in

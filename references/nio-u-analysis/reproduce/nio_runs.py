@@ -1,24 +1,28 @@
-"""Run the six pw.x DFT+U calculations of AFM-II NiO staged for nio-u-analysis, and derive the reference values.
+"""The DFT+U scan of AFM-II NiO staged for nio-u-analysis (QE 6.7 pw.x), and the reference values derived from it.
 
 Usage: python3 nio_runs.py PSEUDO_DIR OUTDIR [--analyse-only]
 
-QE 6.7 pw.x, PBE, ultrasoft Ni.pbe-nd-rrkjus.UPF and O.pbe-rrkjus.UPF (Debian's quantum-espresso-data), rocksalt
-NiO at a = 4.17 A in the 4-atom rhombohedral cell of the AFM-II order (ibrav 5, a_R = a sqrt(3/2), cos(alpha) = 5/6;
-Ni moments alternate between successive (111) planes, two Ni species with opposite starting magnetization).
-ecutwfc 30 Ry, ecutrho 240 Ry, 4x4x4 unshifted mesh, Gaussian smearing 0.005 Ry (SCF stability; the gap is
-far larger, so the occupations are integer), nbnd 24, conv_thr 1e-8 Ry, verbosity high (all eigenvalues and
-occupations printed). Simplified rotationally invariant DFT+U (Dudarev) on Ni 3d with the QE 6.7 syntax
-(lda_plus_u, Hubbard_U(i)), atomic projectors:
+PBE with the ultrasoft Ni.pbe-nd-rrkjus.UPF and O.pbe-rrkjus.UPF (Debian's quantum-espresso-data), rocksalt NiO in
+the 4-atom rhombohedral cell of the AFM-II order (ibrav 5, a_R = a sqrt(3/2), cos(alpha) = 5/6, cubic shape kept;
+two Ni species with opposite starting magnetization, Ni moments alternating between successive (111) planes).
+ecutwfc 40 Ry, ecutrho 320 Ry, unshifted 6x6x6 mesh, Gaussian smearing 0.005 Ry (the gap is far larger, so the
+occupations are integer), conv_thr 1e-8 Ry. Simplified rotationally invariant DFT+U (Dudarev) on Ni 3d with the QE
+6.7 syntax (lda_plus_u, Hubbard_U(i)) and atomic (non-orthogonalized) projectors.
 
-  nio_U0.out  plain PBE (lda_plus_u off: QE 6.7 stops on lda_plus_u with every U zero)
-  nio_U2.out, nio_U4.out, nio_U6.out, nio_U8.out   Hubbard_U(Ni1) = Hubbard_U(Ni2) = 2, 4, 6, 8 eV
-  nio_U7.out  meant as U = 7 eV but written with the HUBBARD card of QE >= 7.1; QE 6.7 prints "card HUBBARD
-              ignored" and runs plain PBE, so this run is a second U = 0 calculation
+  nio_U<U>_a<a>.out   U = 0 (plain PBE: QE 6.7 stops on lda_plus_u with every U zero), 2, 4, 6 and 8 eV, each at
+                      six cubic lattice constants a = 4.09 ... 4.29 A (steps of 0.04 A). The runs at a = 4.17 A
+                      (experiment) print every eigenvalue and occupation (verbosity 'high', 24 bands); the others
+                      print the default output.
+  nio_U7_a4.17.out    meant as U = 7 eV at a = 4.17 A but written with the HUBBARD card of QE >= 7.1; QE 6.7 prints
+                      "card HUBBARD ignored" and runs plain PBE.
 
-One directory per run under OUTDIR/runs/; outputs copied to OUTDIR/workspace/. The reference values are taken from
-each run's XML data file (eigenvalues and occupations in hartree, the applied U in rydberg; independent of the text
-output the agent parses) and from the per-site moments printed at the end of the text output. Writes
-OUTDIR/values.json.
+Cross-check, not staged: U = 6 eV at a = 4.17 A on an 8x8x8 mesh (k convergence of gap, moment and energy).
+
+Reference values, from each run's XML data file (eigenvalues and occupations in hartree, the U in rydberg; the text
+the agent parses is independent of it) and the per-site moments printed at the end of the text output: per series
+the applied U, the gap and the mean |Ni moment| at a = 4.17 A, and the equilibrium cubic lattice constant a0 from a
+third-order Birch-Murnaghan fit of E(V) over the six runs (V = a^3/2 per 4-atom cell); then the least-squares slope
+of the gap at a = 4.17 A against the applied U over the series with U > 0. Writes OUTDIR/values.json.
 """
 
 from __future__ import annotations
@@ -31,31 +35,32 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 HARTREE_EV = 27.211386245988
 RY_EV = HARTREE_EV / 2
-A_CUBIC_BOHR = 4.17 / 0.52917720859
+BOHR_A = 0.52917720859
 PSEUDOS = ("Ni.pbe-nd-rrkjus.UPF", "O.pbe-rrkjus.UPF")
-RUNS: dict[str, float | str | None] = {"U0": None, "U2": 2.0, "U4": 4.0, "U6": 6.0, "U7": "card", "U8": 8.0}
+U_SCAN = (0.0, 2.0, 4.0, 6.0, 8.0)
+LATTICE = (4.09, 4.13, 4.17, 4.21, 4.25, 4.29)
+A_EXP = 4.17
 
 
-def pw_input(u: float | str | None) -> str:
-    hub = ""
-    card = ""
-    if isinstance(u, float):
+def pw_input(u: float | str, a: float, kmesh: int = 6) -> str:
+    hub, card = "", ""
+    if isinstance(u, float) and u > 0:
         hub = f"\n  lda_plus_u = .true., Hubbard_U(1) = {u}, Hubbard_U(2) = {u},"
     elif u == "card":
         card = "HUBBARD {atomic}\nU Ni1-3d 7.0\nU Ni2-3d 7.0\n"
+    verbose = a == A_EXP
     return f"""&control
-  calculation = 'scf', prefix = 'nio', outdir = './out', pseudo_dir = './pseudo', verbosity = 'high'
+  calculation = 'scf', prefix = 'nio', outdir = './out', pseudo_dir = './pseudo'{", verbosity = 'high'" if verbose else ""}
 /
 &system
-  ibrav = 5, celldm(1) = {A_CUBIC_BOHR * 1.5**0.5:.5f}, celldm(4) = 0.8333333333, nat = 4, ntyp = 3,
-  ecutwfc = 30.0, ecutrho = 240.0, nbnd = 24,
+  ibrav = 5, celldm(1) = {a / BOHR_A * 1.5**0.5:.5f}, celldm(4) = 0.8333333333, nat = 4, ntyp = 3,
+  ecutwfc = 40.0, ecutrho = 320.0,{" nbnd = 24," if verbose else ""}
   occupations = 'smearing', smearing = 'gaussian', degauss = 0.005,
   nspin = 2, starting_magnetization(1) = 0.5, starting_magnetization(2) = -0.5,{hub}
 /
@@ -72,18 +77,38 @@ Ni2 0.50 0.50 0.50
 O   0.25 0.25 0.25
 O   0.75 0.75 0.75
 K_POINTS automatic
-4 4 4 0 0 0
+{kmesh} {kmesh} {kmesh} 0 0 0
 {card}"""
 
 
-def run(name: str, u: float | str | None) -> dict:
+def label(u: float | str, a: float) -> str:
+    return f"nio_U{7 if u == 'card' else int(u)}_a{a:.2f}"
+
+
+RUNS: list[tuple[str, float | str, float, int]] = [(label(u, a), u, a, 6) for u in U_SCAN for a in LATTICE]
+RUNS.append((label("card", A_EXP), "card", A_EXP, 6))
+CROSS = [("check_U6_a4.17_k8", 6.0, A_EXP, 8)]
+
+
+def _finished(d: Path, inp: str) -> bool:
+    """A run folder left by an interrupted reproduction whose pw.x finished: kept, not run again."""
+    out, pin = d / "pw.out", d / "pw.in"
+    if not (out.is_file() and pin.is_file() and pin.read_text() == inp):
+        return False
+    text = out.read_text()
+    return "JOB DONE" in text and "convergence has been achieved" in text
+
+
+def run(name: str, u: float | str, a: float, kmesh: int) -> float:
     d = OUT / "runs" / name
+    if _finished(d, pw_input(u, a, kmesh)):
+        return 0.0  # an earlier, interrupted reproduction already ran it with these inputs
     if d.exists():
         shutil.rmtree(d)
     (d / "pseudo").mkdir(parents=True)
     for p in PSEUDOS:
         shutil.copyfile(PSEUDO_DIR / p, d / "pseudo" / p)
-    (d / "pw.in").write_text(pw_input(u))
+    (d / "pw.in").write_text(pw_input(u, a, kmesh))
     start = time.monotonic()
     with open(d / "pw.out", "w") as fh:
         subprocess.run(["pw.x", "-in", "pw.in"], cwd=d, stdout=fh, stderr=subprocess.STDOUT, check=True,
@@ -91,51 +116,78 @@ def run(name: str, u: float | str | None) -> dict:
     text = (d / "pw.out").read_text()
     if "JOB DONE" not in text or "convergence has been achieved" not in text:
         raise SystemExit(f"{name}: pw.x did not finish")
-    return {"name": name, "seconds": round(time.monotonic() - start, 1), **analyse(d)}
+    # keep the XML data file (reference values come from it), drop wavefunctions and the charge density
+    xml = d / "out" / "nio.save" / "data-file-schema.xml"
+    shutil.copyfile(xml, d / "data-file-schema.xml")
+    shutil.rmtree(d / "out", ignore_errors=True)
+    shutil.rmtree(d / "pseudo", ignore_errors=True)
+    return time.monotonic() - start
 
 
 def analyse(d: Path) -> dict:
-    root = ET.parse(d / "out" / "nio.save" / "data-file-schema.xml").getroot()
+    root = ET.parse(d / "data-file-schema.xml").getroot()
     kpoints = root.findall("output/band_structure/ks_energies")
-    # Both spin channels are stored per k point, eigenvalues in hartree; a state is occupied when its occupation
-    # (0..1; the Gaussian smearing is far narrower than the gap) exceeds one half.
     ev = np.array([float(x) * HARTREE_EV for ks in kpoints for x in ks.find("eigenvalues").text.split()])
     occ = np.array([float(x) for ks in kpoints for x in ks.find("occupations").text.split()])
     vbm, cbm = float(ev[occ > 0.5].max()), float(ev[occ < 0.5].min())
-    # Hubbard U as pw.x applied it: the output section of the data file, in rydberg (absent without DFT+U).
     hubbard = root.find("output/dft/dftU")
     us = [float(h.text) * RY_EV for h in hubbard.findall("Hubbard_U")] if hubbard is not None else []
-    u_applied = max(us) if us else 0.0
+    energy = float(root.find("output/total_energy/etot").text) * HARTREE_EV
+    cell = np.array([[float(x) for x in root.find(f"output/atomic_structure/cell/{v}").text.split()]
+                     for v in ("a1", "a2", "a3")]) * BOHR_A
     text = (d / "pw.out").read_text()
     block = text[text.rindex("Magnetic moment per site"):]
     moments = [float(m) for m in re.findall(r"atom:\s+\d+\s+charge:\s+\S+\s+magn:\s+(\S+)", block)[:4]]
-    return {"nk": len(kpoints), "vbm": vbm, "cbm": cbm, "gap": cbm - vbm, "U": round(u_applied, 6),
-            "ni_moment": float(np.mean(np.abs(moments[:2]))), "moments": moments}
+    return {"nk": len(kpoints), "gap": cbm - vbm, "U": round(max(us) if us else 0.0, 6), "E": energy,
+            "V": float(abs(np.linalg.det(cell))), "ni_moment": float(np.mean(np.abs(moments[:2]))),
+            "moments": moments}
+
+
+def birch_murnaghan_v0(v: np.ndarray, e: np.ndarray) -> float:
+    x = v ** (-2 / 3)
+    c = np.polyfit(x, e, 3)
+    roots = np.roots(np.polyder(c))
+    roots = roots[np.isreal(roots)].real
+    ok = roots[(np.polyval(np.polyder(c, 2), roots) > 0) & (roots > 0.8 * x.min()) & (roots < 1.2 * x.max())]
+    return float(ok[0] ** (-3 / 2))
 
 
 def main(analyse_only: bool) -> None:
-    if analyse_only:
-        results = {name: {"seconds": 0.0, **analyse(OUT / "runs" / name)} for name in RUNS}
-    else:
-        with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
-            futures = {name: pool.submit(run, name, u) for name, u in RUNS.items()}
-            results = {name: f.result() for name, f in futures.items()}
-    (OUT / "workspace").mkdir(exist_ok=True)
-    for name in RUNS:
-        shutil.copyfile(OUT / "runs" / name / "pw.out", OUT / "workspace" / f"nio_{name}.out")
+    (OUT / "workspace").mkdir(parents=True, exist_ok=True)
+    if not analyse_only:
+        for name, u, a, k in [*RUNS, *CROSS]:
+            seconds = run(name, u, a, k)
+            print(f"{name}: {seconds:.0f} s", flush=True)
+    for name, *_ in RUNS:
+        shutil.copyfile(OUT / "runs" / name / "pw.out", OUT / "workspace" / f"{name}.out")
+    res = {name: analyse(OUT / "runs" / name) for name, *_ in [*RUNS, *CROSS]}
     values: dict[str, object] = {}
-    for name, r in results.items():
-        print(f"nio_{name}.out: U applied {r['U']:.3f} eV, VBM {r['vbm']:.4f}, CBM {r['cbm']:.4f}, "
-              f"gap {r['gap']:.4f} eV, Ni moment {r['ni_moment']:.4f} muB, site moments {r['moments']} "
-              f"({r['nk']} k points, {r['seconds']} s)")
-        values[f"U_applied_{name}"] = r["U"]
-        values[f"gap_{name}"] = round(r["gap"], 4)
-        values[f"ni_moment_{name}"] = round(r["ni_moment"], 4)
-    with_u = [r for r in results.values() if r["U"] > 0]
-    slope = float(np.polyfit([r["U"] for r in with_u], [r["gap"] for r in with_u], 1)[0])
+    for u in [*U_SCAN, "card"]:
+        tag = f"U{7 if u == 'card' else int(u)}"
+        at_exp = res[label(u, A_EXP)]
+        values[f"U_applied_{tag}"] = at_exp["U"]
+        values[f"gap_{tag}"] = round(at_exp["gap"], 4)
+        values[f"ni_moment_{tag}"] = round(at_exp["ni_moment"], 4)
+        line = f"{tag}: U applied {at_exp['U']:.3f} eV, gap(4.17) {at_exp['gap']:.4f} eV, " \
+               f"Ni moment {at_exp['ni_moment']:.4f} muB ({at_exp['nk']} k)"
+        if u != "card":
+            pts = [res[label(u, a)] for a in LATTICE]
+            v0 = birch_murnaghan_v0(np.array([p["V"] for p in pts]), np.array([p["E"] for p in pts]))
+            values[f"a0_{tag}"] = round((2 * v0) ** (1 / 3), 5)
+            gaps = [round(p["gap"], 3) for p in pts]
+            line += f", a0 {values[f'a0_{tag}']:.4f} A, gaps over a {gaps}"
+        print(line)
+    with_u = [(values[f"U_applied_U{int(u)}"], values[f"gap_U{int(u)}"]) for u in U_SCAN
+              if values[f"U_applied_U{int(u)}"] > 0]
+    slope = float(np.polyfit(*zip(*with_u, strict=True), 1)[0])
     values["dgap_dU"] = round(slope, 5)
-    print(f"d gap / dU, least squares over the {len(with_u)} runs with U > 0: {slope:.5f}")
+    k8 = res["check_U6_a4.17_k8"]
+    k6 = res[label(6.0, A_EXP)]
+    print(f"k convergence at U = 6, a = 4.17: 8x8x8 - 6x6x6: gap {k8['gap'] - k6['gap']:+.4f} eV, "
+          f"moment {k8['ni_moment'] - k6['ni_moment']:+.4f} muB, E {(k8['E'] - k6['E']) * 1000 / 4:+.3f} meV/atom")
+    print(f"d gap / dU over the {len(with_u)} series with U > 0: {slope:.5f}")
     (OUT / "values.json").write_text(json.dumps(values, indent=1) + "\n")
+    print(json.dumps(values, indent=1))
 
 
 if __name__ == "__main__":

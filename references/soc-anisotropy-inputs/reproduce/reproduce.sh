@@ -12,5 +12,5 @@ python3 "$here/make_inputs.py" "$out"
 for f in structure.cif INCAR_collinear INCAR_x INCAR_z KPOINTS POTCAR.spec; do
     cmp -s "$out/inputs/$f" "$here/../$f" || echo "reproduce.sh: $f differs from the committed reference" >&2
 done
-cmp -s "$out/workspace/POSCAR" "$here/../../../tasks/vasp-hard-cases/soc-anisotropy-inputs/workspace/POSCAR" \
+cmp -s "$out/workspace/POSCAR" "$here/../../../tasks/fept-anisotropy/soc-anisotropy-inputs/workspace/POSCAR" \
     || echo "reproduce.sh: POSCAR differs from the staged workspace file" >&2
