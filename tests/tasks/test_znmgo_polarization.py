@@ -1,0 +1,213 @@
+"""Study znmgo-polarization: the Landau-Devonshire double wells of wurtzite ZnO and Zn3MgO4.
+
+The oracle is plain Python (numpy) and runs once per module; every numeric check is probed just inside and just
+outside its tolerance around the reference, and each trap of the step (a fourth-order fit, the volume per formula
+unit, the depth per cell, microcoulomb per cm^2, MV/m, the fourth-order coercive formula) fails its checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.tasks import _helpers
+from tests.tasks._helpers import (
+    ROOT,
+    assert_empty_submission_fails,
+    assert_files_are_consistent,
+    assert_reduced_prompt_drops_only_the_method,
+    assert_tolerance_edges,
+    failed,
+    grade_dir,
+    grader_of,
+    read_answer,
+    reference_of,
+    stage_workspace,
+    task_dir,
+    write_answer,
+)
+from tests.tasks._helpers import run_oracle as _run_oracle
+
+STUDY = "znmgo-polarization"
+TASKS = ["landau-transition-fit"]
+LANDAU = "landau-transition-fit"
+EV, A3 = 1.602176634e-19, 1e-30
+
+
+def study_of(task: str) -> str:
+    return _helpers.entry(task).spec.study
+
+
+def run_oracle(task: str, dest: Path) -> dict:
+    """The oracle's answer, run in the bare workspace (no prompt staged) within 5 minutes."""
+    return read_answer(_run_oracle(task, dest, timeout_s=300, with_prompt=False))
+
+
+def set_field(answer: dict, path: str, value: object) -> dict:
+    """A deep copy of the answer with the dotted field replaced."""
+    out = json.loads(json.dumps(answer))
+    *parents, last = path.split(".")
+    node = out
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return out
+
+
+def staged_path(name: str) -> tuple[int, float, np.ndarray, np.ndarray]:
+    """Formula units, cell volume (A^3), P and E per cell of a staged path."""
+    path = task_dir(STUDY, LANDAU) / "workspace" / f"path_{name}.csv"
+    lines = path.read_text().splitlines()
+    cell = next(ln for ln in lines if ln.startswith("# cell:"))
+    fu = int(cell.split("(")[1].split()[0])
+    vol = float(cell.split("volume")[1].split()[0])
+    data = np.array([[float(x) for x in ln.split(",")] for ln in lines if ln and ln[0].isdigit()])
+    return fu, vol, data[:, 1], data[:, 2]
+
+
+def _density_gj(x: np.ndarray, a: float, b: float, g: float) -> np.ndarray:
+    """The sixth-order Landau energy density in GJ/m^3 (coefficients in units of 1e9 SI)."""
+    return a * x**2 + b * x**4 + g * x**6
+
+
+@pytest.fixture(scope="module")
+def oracle(tmp_path_factory) -> dict[str, dict]:
+    return {task: run_oracle(task, tmp_path_factory.mktemp(task)) for task in TASKS}
+
+
+# --- the study as a whole ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_files_are_consistent(task):
+    assert_files_are_consistent(study_of(task), task, reference_files=False)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
+    assert_reduced_prompt_drops_only_the_method(task)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_oracle_passes(oracle, task, tmp_path):
+    report = grade_dir(task, write_answer(tmp_path, oracle[task]))
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_empty_submission_fails(task, tmp_path):
+    assert_empty_submission_fails(task, tmp_path)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_staged_workspace_alone_fails(task, tmp_path):
+    assert not grade_dir(task, stage_workspace(task, tmp_path)).passed
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_every_numeric_check_has_a_sharp_tolerance(oracle, task, tmp_path):
+    checks = [c for c in grader_of(task).checks if c.type == "numeric.scalar"]
+    assert checks
+    assert_tolerance_edges(task, oracle[task], tmp_path, checks=checks, reference=reference_of(task))
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_every_choice_check_fails_when_flipped(oracle, task, tmp_path):
+    for check in grader_of(task).checks:
+        if check.type != "numeric.choice":
+            continue
+        value = next(c for c in check.params["choices"] if c != reference_of(task).values[check.reference].value)
+        answer = set_field(oracle[task], check.target.field, value)
+        assert failed(grade_dir(task, write_answer(tmp_path, answer))) == {check.id}
+
+
+# --- landau-transition-fit ------------------------------------------------------------------------------------
+
+
+def test_landau_data_are_labelled_as_model_data():
+    # The staged paths are made by a model script; both prompts and the study say so.
+    for cond in ("full", "reduced"):
+        text = (task_dir(STUDY, LANDAU) / f"prompt.{cond}.md").read_text()
+        assert "made by a model script" in text
+    assert "data made by a model script" in (ROOT / "tasks" / STUDY / "study.yaml").read_text()
+
+
+def test_landau_paths_start_at_the_reference_and_hold_a_polar_minimum():
+    for name in ("ZnO", "Zn3MgO4"):
+        _, _, p, e = staged_path(name)
+        assert p[0] == 0.0 and e[0] == 0.0
+        assert np.all(np.diff(p) > 0)
+        i = int(np.argmin(e))
+        assert 0 < i < p.size - 1 and e[-1] > e[i]
+
+
+def test_landau_independent_fit_of_the_staged_data_passes(tmp_path):
+    # An independent route: scipy's nonlinear least squares on the energy per formula unit (not the density).
+    from scipy.optimize import curve_fit
+
+    answer = {}
+    for name in ("ZnO", "Zn3MgO4"):
+        fu, vol, p, e = staged_path(name)
+        scale = vol * A3 / EV  # J/m^3 -> eV per cell
+        popt, _ = curve_fit(_density_gj, p, e / scale / 1e9, p0=(-1.0, 0.0, 1.0))
+        a, b, g = 1e9 * popt
+        y = max(r.real for r in np.roots([6 * g, 4 * b, 2 * a]) if abs(r.imag) < 1e-12 and r.real > 0)
+        ps = float(np.sqrt(y))
+        depth = -(a * ps**2 + b * ps**4 + g * ps**6) * scale / fu * 1e3
+        x = np.linspace(0, ps, 5001)
+        ec = float(np.max(-(2 * a * x + 4 * b * x**3 + 6 * g * x**5))) / 1e8
+        answer[name] = {
+            "alpha": a,
+            "beta": b,
+            "gamma": g,
+            "Ps_C_per_m2": ps,
+            "well_depth_meV_per_fu": depth,
+            "Ec_MV_per_cm": ec,
+            "order": "second" if b > 0 else "first",
+        }
+    assert grade_dir(LANDAU, write_answer(tmp_path, answer)).passed
+
+
+def test_landau_fourth_order_fit_flips_the_order_of_zn3mgo4(oracle, tmp_path):
+    fu, vol, p, e = staged_path("Zn3MgO4")
+    f = e * EV / (vol * A3)
+    (a, b), *_ = np.linalg.lstsq(np.stack([p**2, p**4], 1), f, rcond=None)
+    assert b > 0 > reference_of(LANDAU).values["Zn3MgO4_beta"].value
+    answer = set_field(oracle[LANDAU], "Zn3MgO4.beta", float(b))
+    answer = set_field(answer, "Zn3MgO4.order", "second")
+    assert failed(grade_dir(LANDAU, write_answer(tmp_path, answer))) == {"zmo-beta", "zmo-order"}
+
+
+def test_landau_solution_reads_the_cell_from_the_file_header(tmp_path):
+    # The same ZnO path written for a doubled cell (8 atoms, 4 formula units, twice the volume and energy) must
+    # give the same intensive answer.
+    src = (task_dir(STUDY, LANDAU) / "workspace" / "path_ZnO.csv").read_text().splitlines()
+    out = []
+    for ln in src:
+        if ln.startswith("# cell:"):
+            ln = "# cell: 8 atoms (4 formula units), volume 95.26 A^3"
+        elif ln and ln[0].isdigit():
+            u, p, e = ln.split(",")
+            ln = f"{u},{p},{2 * float(e):.5f}"
+        out.append(ln)
+    work = tmp_path / "doubled"
+    work.mkdir()
+    (work / "path_ZnO.csv").write_text("\n".join(out) + "\n")
+    solution = ROOT / "references" / LANDAU / "solution"
+    env = {**os.environ, "CMB_SOLUTION_DIR": str(solution)}
+    subprocess.run(
+        ["python3", str(solution / "landau_fit.py"), "ZnO=path_ZnO.csv"],
+        cwd=work,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    doubled = json.loads((work / "answer.json").read_text())["ZnO"]
+    single = json.loads(json.dumps(run_oracle(LANDAU, tmp_path / "single")))["ZnO"]
+    for key in ("alpha", "beta", "gamma", "Ps_C_per_m2", "well_depth_meV_per_fu", "Ec_MV_per_cm"):
+        assert doubled[key] == pytest.approx(single[key], rel=2e-3)
