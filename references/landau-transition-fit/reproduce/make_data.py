@@ -119,6 +119,7 @@ def main(out: Path) -> None:
             f"{name}_Ps": round(d["Ps"], 5),
             f"{name}_depth_meV": round(d["depth"], 3),
             f"{name}_Ec_MV_per_cm": round(d["Ec"], 4),
+            f"{name}_order": "second" if c["beta"] > 0 else "first",
         }
         print(name, "truth", {k: f"{v:.5g}" for k, v in {**c, **d}.items()})
         print(name, "staged fit", {k: f"{v:.5g}" for k, v in fit(p, e_staged, c).items()})
