@@ -34,8 +34,10 @@ from tests.tasks._helpers import (
 from tests.tasks._helpers import run_oracle as _run_oracle
 
 STUDY = "znmgo-polarization"
-TASKS = ["landau-transition-fit"]
+TASKS = ["landau-transition-fit", "znmgo-berry-phase-inputs"]
 LANDAU = "landau-transition-fit"
+BERRY = "znmgo-berry-phase-inputs"
+JSON_TASKS = [LANDAU]  # tasks whose answer is answer.json
 EV, A3 = 1.602176634e-19, 1e-30
 
 
@@ -77,7 +79,7 @@ def _density_gj(x: np.ndarray, a: float, b: float, g: float) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def oracle(tmp_path_factory) -> dict[str, dict]:
-    return {task: run_oracle(task, tmp_path_factory.mktemp(task)) for task in TASKS}
+    return {task: run_oracle(task, tmp_path_factory.mktemp(task)) for task in JSON_TASKS}
 
 
 # --- the study as a whole ---------------------------------------------------------------------------------------
@@ -93,7 +95,7 @@ def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
     assert_reduced_prompt_drops_only_the_method(task)
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", JSON_TASKS)
 def test_oracle_passes(oracle, task, tmp_path):
     report = grade_dir(task, write_answer(tmp_path, oracle[task]))
     assert report.passed, [c.message for c in report.checks if not c.passed]
@@ -109,14 +111,14 @@ def test_staged_workspace_alone_fails(task, tmp_path):
     assert not grade_dir(task, stage_workspace(task, tmp_path)).passed
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", JSON_TASKS)
 def test_every_numeric_check_has_a_sharp_tolerance(oracle, task, tmp_path):
     checks = [c for c in grader_of(task).checks if c.type == "numeric.scalar"]
     assert checks
     assert_tolerance_edges(task, oracle[task], tmp_path, checks=checks, reference=reference_of(task))
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", JSON_TASKS)
 def test_every_choice_check_fails_when_flipped(oracle, task, tmp_path):
     for check in grader_of(task).checks:
         if check.type != "numeric.choice":
@@ -211,3 +213,76 @@ def test_landau_solution_reads_the_cell_from_the_file_header(tmp_path):
     single = json.loads(json.dumps(run_oracle(LANDAU, tmp_path / "single")))["ZnO"]
     for key in ("alpha", "beta", "gamma", "Ps_C_per_m2", "well_depth_meV_per_fu", "Ec_MV_per_cm"):
         assert doubled[key] == pytest.approx(single[key], rel=2e-3)
+
+
+# --- znmgo-berry-phase-inputs --------------------------------------------------------------------------------
+
+BERRY_FILES = ["wz.scf.in", "wz.bp.in", "h.scf.in", "h.bp.in"]
+
+
+@pytest.fixture(scope="module")
+def berry_oracle(tmp_path_factory) -> Path:
+    return _run_oracle(BERRY, tmp_path_factory.mktemp("berry"), timeout_s=120, with_prompt=False)
+
+
+def test_berry_oracle_passes(berry_oracle):
+    report = grade_dir(BERRY, berry_oracle)
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+def test_berry_reference_decks_pass(tmp_path):
+    for name in BERRY_FILES:
+        (tmp_path / name).write_text((ROOT / "references" / BERRY / name).read_text())
+    report = grade_dir(BERRY, tmp_path)
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+def test_berry_reference_structures_are_polar_and_centrosymmetric():
+    # The wurtzite cell is P6_3mc (186); the layered-hexagonal reference at u = 1/2 is P6_3/mmc (194).
+    from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
+
+    from cmb.grading._qe import parse_pw_input, pw_structure
+
+    groups = {}
+    for name in ("wz", "h"):
+        path = ROOT / "references" / BERRY / f"{name}.scf.in"
+        structure = pw_structure(parse_pw_input(path.read_text(), path.name))
+        assert structure.lattice.abc == pytest.approx((3.250, 3.250, 5.207), abs=2e-4)
+        sga = SpacegroupAnalyzer(structure, symprec=1e-3)
+        groups[name] = (sga.get_space_group_symbol(), sga.get_space_group_number())
+    assert groups == {"wz": ("P6_3mc", 186), "h": ("P6_3/mmc", 194)}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "failing"),
+    [
+        # celldm(3) = c in angstrom instead of c/a
+        ("  A = 3.250\n  C = 5.207\n", "  celldm(1) = 6.14161\n  celldm(3) = 5.207\n", {"wz-scf-structure"}),
+        # strings along an in-plane reciprocal vector
+        ("  gdir = 3\n", "  gdir = 2\n", {"wz-bp-gdir"}),
+        # a string of 6 points
+        ("  nppstr = 10\n", "  nppstr = 6\n", {"wz-bp-nppstr"}),
+    ],
+)
+def test_berry_trap_fails_its_check(berry_oracle, tmp_path, old, new, failing):
+    for name in BERRY_FILES:
+        (tmp_path / name).write_text((berry_oracle / name).read_text())
+    target = "wz.scf.in" if "A = " in old else "wz.bp.in"
+    text = (tmp_path / target).read_text()
+    assert old in text
+    (tmp_path / target).write_text(text.replace(old, new))
+    assert failed(grade_dir(BERRY, tmp_path)) == failing
+
+
+def test_berry_rounded_u_passes_and_ideal_u_fails(berry_oracle, tmp_path):
+    for u, ok in ((0.38, True), (0.375, False)):
+        work = tmp_path / str(u)
+        work.mkdir()
+        for name in BERRY_FILES:
+            text = (berry_oracle / name).read_text()
+            if name.startswith("wz"):
+                text = text.replace("0.666666667  0.382\n", f"0.666666667  {u}\n")
+                text = text.replace("0.333333333  0.8820\n", f"0.333333333  {0.5 + u}\n")
+            (work / name).write_text(text)
+        bad = failed(grade_dir(BERRY, work))
+        assert (not bad) if ok else bad == {"wz-scf-structure", "wz-bp-structure"}
