@@ -34,9 +34,10 @@ from tests.tasks._helpers import (
 from tests.tasks._helpers import run_oracle as _run_oracle
 
 STUDY = "znmgo-polarization"
-TASKS = ["landau-transition-fit", "znmgo-berry-phase-inputs"]
+TASKS = ["landau-transition-fit", "znmgo-berry-phase-inputs", "znmgo-strain-relax-inputs"]
 LANDAU = "landau-transition-fit"
 BERRY = "znmgo-berry-phase-inputs"
+STRAIN = "znmgo-strain-relax-inputs"
 JSON_TASKS = [LANDAU]  # tasks whose answer is answer.json
 EV, A3 = 1.602176634e-19, 1e-30
 
@@ -286,3 +287,52 @@ def test_berry_rounded_u_passes_and_ideal_u_fails(berry_oracle, tmp_path):
             (work / name).write_text(text)
         bad = failed(grade_dir(BERRY, work))
         assert (not bad) if ok else bad == {"wz-scf-structure", "wz-bp-structure"}
+
+
+# --- znmgo-strain-relax-inputs -------------------------------------------------------------------------------
+
+STRAIN_FILES = ["strain_p1.in", "strain_m1.in"]
+
+
+@pytest.fixture(scope="module")
+def strain_oracle(tmp_path_factory) -> Path:
+    return _run_oracle(STRAIN, tmp_path_factory.mktemp("strain"), timeout_s=120, with_prompt=False)
+
+
+def test_strain_oracle_and_reference_decks_pass(strain_oracle, tmp_path):
+    assert grade_dir(STRAIN, strain_oracle).passed
+    for name in STRAIN_FILES:
+        (tmp_path / name).write_text((ROOT / "references" / STRAIN / name).read_text())
+    report = grade_dir(STRAIN, tmp_path)
+    assert report.passed, [c.message for c in report.checks if not c.passed]
+
+
+def test_strain_reference_cells_are_strained_along_c_only():
+    from cmb.grading._qe import parse_pw_input, pw_structure
+
+    for name, eps in (("strain_p1.in", 0.01), ("strain_m1.in", -0.01)):
+        path = ROOT / "references" / STRAIN / name
+        structure = pw_structure(parse_pw_input(path.read_text(), path.name))
+        a, b, c = structure.lattice.abc
+        assert (a, b) == pytest.approx((3.250, 3.250), abs=2e-5)
+        assert c / 5.207 - 1 == pytest.approx(eps, abs=2e-6)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "failing"),
+    [
+        # the strain written as a 1% change of celldm(1) (both a and c scaled): isotropic, not uniaxial
+        ("  A = 3.250\n  C = 5.25907\n", "  A = 3.2825\n  C = 5.25907\n", {"p1-structure"}),
+        # a relaxation of the cell along c only (cell_dofree = 'z') is still a variable-cell run
+        ("calculation = 'relax'", "calculation = 'vc-relax'", {"p1-calculation", "p1-readable"}),
+        # forces converged to 5e-4 Ry/bohr only
+        ("  forc_conv_thr = 5.0d-5\n", "  forc_conv_thr = 5.0d-4\n", {"p1-forces"}),
+    ],
+)
+def test_strain_trap_fails_its_check(strain_oracle, tmp_path, old, new, failing):
+    for name in STRAIN_FILES:
+        (tmp_path / name).write_text((strain_oracle / name).read_text())
+    text = (tmp_path / "strain_p1.in").read_text()
+    assert old in text
+    (tmp_path / "strain_p1.in").write_text(text.replace(old, new))
+    assert failed(grade_dir(STRAIN, tmp_path)) == failing
