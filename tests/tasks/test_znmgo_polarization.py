@@ -34,10 +34,16 @@ from tests.tasks._helpers import (
 from tests.tasks._helpers import run_oracle as _run_oracle
 
 STUDY = "znmgo-polarization"
-TASKS = ["landau-transition-fit", "znmgo-berry-phase-inputs", "znmgo-strain-relax-inputs"]
+TASKS = [
+    "landau-transition-fit",
+    "znmgo-berry-phase-inputs",
+    "znmgo-strain-relax-inputs",
+    "znmgo-ordered-cell-inputs",
+]
 LANDAU = "landau-transition-fit"
 BERRY = "znmgo-berry-phase-inputs"
 STRAIN = "znmgo-strain-relax-inputs"
+ORDERED = "znmgo-ordered-cell-inputs"
 JSON_TASKS = [LANDAU]  # tasks whose answer is answer.json
 EV, A3 = 1.602176634e-19, 1e-30
 
@@ -336,3 +342,62 @@ def test_strain_trap_fails_its_check(strain_oracle, tmp_path, old, new, failing)
     assert old in text
     (tmp_path / "strain_p1.in").write_text(text.replace(old, new))
     assert failed(grade_dir(STRAIN, tmp_path)) == failing
+
+
+# --- znmgo-ordered-cell-inputs -------------------------------------------------------------------------------
+
+ORDERED_FILE = "zn3mgo4.vcrelax.in"
+
+
+def _ordered_structure(text: str):
+    from cmb.grading._qe import parse_pw_input, pw_structure
+
+    return pw_structure(parse_pw_input(text, ORDERED_FILE))
+
+
+def test_ordered_reference_is_the_doubled_wurtzite_cell_with_one_mg():
+    s = _ordered_structure((ROOT / "references" / ORDERED / ORDERED_FILE).read_text())
+    assert s.composition.reduced_formula == "MgZn3O4"
+    assert s.lattice.abc == pytest.approx((3.250, 3.250, 2 * 5.207), abs=2e-4)
+
+
+@pytest.mark.parametrize("site", range(4))
+def test_ordered_mg_on_any_zn_site_passes(tmp_path, site):
+    # The four Zn sites of the 1x1x2 supercell are equivalent: Mg on any of them is the same crystal.
+    zn = [
+        "  Zn  0.333333333  0.666666667  0.000\n",
+        "  Zn  0.666666667  0.333333333  0.250\n",
+        "  Zn  0.333333333  0.666666667  0.500\n",
+        "  Zn  0.666666667  0.333333333  0.750\n",
+    ]
+    text = _helpers_oracle_text(tmp_path)
+    text = text.replace("  Mg  0.666666667  0.333333333  0.750\n", zn[3])
+    text = text.replace(zn[site], zn[site].replace("Zn", "Mg"))
+    work = tmp_path / "case"
+    work.mkdir()
+    (work / ORDERED_FILE).write_text(text)
+    assert not failed(grade_dir(ORDERED, work))
+
+
+def _helpers_oracle_text(tmp_path: Path) -> str:
+    return (_run_oracle(ORDERED, tmp_path / "oracle", timeout_s=120, with_prompt=False) / ORDERED_FILE).read_text()
+
+
+def test_ordered_in_plane_ordering_fails(tmp_path):
+    # The 2x1x1 ordering (Mg chains in the plane) is another crystal with the same formula.
+    a, c, u = 3.250, 5.207, 0.382
+    prim = [("Zn", 1 / 3, 2 / 3, 0.0), ("Zn", 2 / 3, 1 / 3, 0.5), ("O", 1 / 3, 2 / 3, u), ("O", 2 / 3, 1 / 3, 0.5 + u)]
+    sites = [(el, (x + i) / 2, y, z) for i in (0, 1) for el, x, y, z in prim]
+    sites[0] = ("Mg", *sites[0][1:])
+    text = _helpers_oracle_text(tmp_path)
+    head = text.split("ATOMIC_POSITIONS")[0].replace("  A = 3.250\n  C = 10.414\n", "")
+    head = head.replace("  ibrav = 4\n", "  ibrav = 0\n")
+    cell = f"CELL_PARAMETERS angstrom\n  {2 * a} 0 0\n  {-a / 2} {a * 3**0.5 / 2} 0\n  0 0 {c}\n"
+    pos = "".join(f"  {el} {x:.9f} {y:.9f} {z:.5f}\n" for el, x, y, z in sites)
+    work = tmp_path / "inplane"
+    work.mkdir()
+    (work / ORDERED_FILE).write_text(
+        head + cell + "ATOMIC_POSITIONS {crystal}\n" + pos + "K_POINTS {automatic}\n  6 6 4 0 0 0\n"
+    )
+    assert _ordered_structure((work / ORDERED_FILE).read_text()).composition.reduced_formula == "MgZn3O4"
+    assert failed(grade_dir(ORDERED, work)) == {"structure"}
