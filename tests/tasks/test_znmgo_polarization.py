@@ -39,12 +39,16 @@ TASKS = [
     "znmgo-berry-phase-inputs",
     "znmgo-strain-relax-inputs",
     "znmgo-ordered-cell-inputs",
+    "znmgo-phase-boundary",
+    "znmgo-polarization-workflow",
 ]
 LANDAU = "landau-transition-fit"
 BERRY = "znmgo-berry-phase-inputs"
 STRAIN = "znmgo-strain-relax-inputs"
 ORDERED = "znmgo-ordered-cell-inputs"
-JSON_TASKS = [LANDAU]  # tasks whose answer is answer.json
+BOUNDARY = "znmgo-phase-boundary"
+WORKFLOW = "znmgo-polarization-workflow"
+JSON_TASKS = [LANDAU, BOUNDARY, WORKFLOW]  # tasks whose answer is answer.json
 EV, A3 = 1.602176634e-19, 1e-30
 
 
@@ -401,3 +405,60 @@ def test_ordered_in_plane_ordering_fails(tmp_path):
     )
     assert _ordered_structure((work / ORDERED_FILE).read_text()).composition.reduced_formula == "MgZn3O4"
     assert failed(grade_dir(ORDERED, work)) == {"structure"}
+
+
+# --- znmgo-phase-boundary and the workflow ----------------------------------------------------------------------
+
+
+def test_boundary_staged_coefficients_are_the_landau_oracle_fit(oracle):
+    staged = json.loads((task_dir(STUDY, BOUNDARY) / "workspace" / "landau_coefficients.json").read_text())
+    for name in ("ZnO", "Zn3MgO4"):
+        for key in ("alpha", "beta", "gamma"):
+            assert staged[name][key] == pytest.approx(oracle[LANDAU][name][key], rel=1e-4)
+
+
+def test_boundary_lies_between_alpha_zero_and_the_spinodal(oracle):
+    for task in (BOUNDARY, WORKFLOW):
+        a = oracle[task]
+        assert a["x_alpha_zero"] < a["x_boundary"] < a["x_spinodal"]
+        assert a["order"] == "first" and a["Ps_at_boundary_C_per_m2"] > 0
+
+
+def test_workflow_agrees_with_its_steps(oracle):
+    for key in ("x_alpha_zero", "x_boundary", "x_spinodal", "Ps_at_boundary_C_per_m2"):
+        assert oracle[WORKFLOW][key] == pytest.approx(oracle[BOUNDARY][key], abs=1e-4)
+    assert oracle[WORKFLOW]["Ps_ZnO_C_per_m2"] == pytest.approx(oracle[LANDAU]["ZnO"]["Ps_C_per_m2"], rel=1e-6)
+
+
+def test_boundary_from_the_energy_per_formula_unit_passes(tmp_path):
+    # An independent route: interpolate the coefficients of the energy per formula unit (eV, with each cell's
+    # volume per formula unit) instead of the energy density; the volumes differ by 0.3%, well inside the
+    # tolerances.
+    from scipy.optimize import brentq
+
+    staged = json.loads((task_dir(STUDY, BOUNDARY) / "workspace" / "landau_coefficients.json").read_text())
+    vfu = {"ZnO": 47.63 / 2, "Zn3MgO4": 94.96 / 4}
+    c = {n: np.array([staged[n][k] * vfu[n] for k in ("alpha", "beta", "gamma")]) for n in vfu}
+
+    def coef(x):
+        return c["ZnO"] + (c["Zn3MgO4"] - c["ZnO"]) * x / 0.25
+
+    def ps2(x):
+        a, b, g = coef(x)
+        return (-b + np.sqrt(max(b * b - 3 * a * g, 0.0))) / (3 * g)
+
+    def fmin(x):
+        a, b, g = coef(x)
+        return a * ps2(x) + b * ps2(x) ** 2 + g * ps2(x) ** 3
+
+    x0 = brentq(lambda x: coef(x)[0], 0, 1)
+    xs = brentq(lambda x: coef(x)[1] ** 2 - 3 * coef(x)[0] * coef(x)[2], x0, 1)
+    xb = brentq(fmin, 0.26, xs)
+    answer = {
+        "x_alpha_zero": x0,
+        "x_boundary": xb,
+        "x_spinodal": xs,
+        "Ps_at_boundary_C_per_m2": float(np.sqrt(ps2(xb))),
+        "order": "first",
+    }
+    assert grade_dir(BOUNDARY, write_answer(tmp_path, answer)).passed

@@ -28,15 +28,25 @@ def main(argv: list[str]) -> None:
     s1.mkdir(exist_ok=True)
     s2.mkdir(exist_ok=True)
     args = [f"{n}={here / f'path_{n}.csv'}" for n in ("ZnO", "Zn3MgO4")]
-    subprocess.run([sys.executable, str(steps / "landau-transition-fit" / "landau_fit.py"), *extra, *args],
-                   cwd=s1, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(steps / "landau-transition-fit" / "landau_fit.py"), *extra, *args],
+        cwd=s1,
+        check=True,
+        capture_output=True,
+    )
     fit = json.loads((s1 / "answer.json").read_text())
     fu = {"ZnO": 2, "Zn3MgO4": 4} if "--fu-volume" in argv else {"ZnO": 1, "Zn3MgO4": 1}
-    coeffs = {n: {"x_Mg": x, **{k: fit[n][k] * fu[n] for k in ("alpha", "beta", "gamma")}}
-              for n, x in (("ZnO", 0.0), ("Zn3MgO4", 0.25))}
+    coeffs = {
+        n: {"x_Mg": x, **{k: fit[n][k] * fu[n] for k in ("alpha", "beta", "gamma")}}
+        for n, x in (("ZnO", 0.0), ("Zn3MgO4", 0.25))
+    }
     (s2 / "landau_coefficients.json").write_text(json.dumps(coeffs, indent=1) + "\n")
-    subprocess.run([sys.executable, str(steps / "znmgo-phase-boundary" / "phase_boundary.py"),
-                    "landau_coefficients.json"], cwd=s2, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(steps / "znmgo-phase-boundary" / "phase_boundary.py"), "landau_coefficients.json"],
+        cwd=s2,
+        check=True,
+        capture_output=True,
+    )
     answer = json.loads((s2 / "answer.json").read_text())
     answer["Ps_ZnO_C_per_m2"] = fit["ZnO"]["Ps_C_per_m2"]
     answer["Ps_Zn3MgO4_C_per_m2"] = fit["Zn3MgO4"]["Ps_C_per_m2"]
