@@ -23,8 +23,11 @@ E = 1.602176634e-19
 
 def deck(u: float, kind: str, nppstr: int, kplane: int) -> str:
     """The pw.x input of one run."""
-    ctrl = "  calculation = 'scf'\n" if kind == "scf" else (
-        f"  calculation = 'nscf'\n  lberry = .true.\n  gdir = 3\n  nppstr = {nppstr}\n")
+    ctrl = (
+        "  calculation = 'scf'\n"
+        if kind == "scf"
+        else (f"  calculation = 'nscf'\n  lberry = .true.\n  gdir = 3\n  nppstr = {nppstr}\n")
+    )
     k = f"{kplane} {kplane} 4 0 0 0" if kind == "scf" else f"{kplane} {kplane} 1 0 0 0"
     return f"""&control
 {ctrl}  prefix = 'mgo'
@@ -76,7 +79,7 @@ def main(argv: list[str]) -> None:
         d.mkdir(exist_ok=True)
         for kind in ("scf", "bp"):
             (d / f"{kind}.in").write_text(deck(u, kind, nppstr, kplane))
-            with open(d / f"{kind}.in") as fin, open(d / f"{kind}.out", "w") as fout:
+            with (d / f"{kind}.in").open() as fin, (d / f"{kind}.out").open("w") as fout:
                 subprocess.run([pw], stdin=fin, stdout=fout, stderr=subprocess.STDOUT, cwd=d, check=True)
         raw[u] = polarization((d / "bp.out").read_text())
     branch, prev = {}, 0.0
