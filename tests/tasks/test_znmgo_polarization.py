@@ -41,6 +41,7 @@ TASKS = [
     "znmgo-ordered-cell-inputs",
     "znmgo-phase-boundary",
     "znmgo-polarization-workflow",
+    "znmgo-mgo-berry-path",
 ]
 LANDAU = "landau-transition-fit"
 BERRY = "znmgo-berry-phase-inputs"
@@ -48,6 +49,7 @@ STRAIN = "znmgo-strain-relax-inputs"
 ORDERED = "znmgo-ordered-cell-inputs"
 BOUNDARY = "znmgo-phase-boundary"
 WORKFLOW = "znmgo-polarization-workflow"
+MGO = "znmgo-mgo-berry-path"
 JSON_TASKS = [LANDAU, BOUNDARY, WORKFLOW]  # tasks whose answer is answer.json
 EV, A3 = 1.602176634e-19, 1e-30
 
@@ -471,3 +473,36 @@ def test_boundary_from_the_energy_per_formula_unit_passes(tmp_path):
         "order": "first",
     }
     assert grade_dir(BOUNDARY, write_answer(tmp_path, answer)).passed
+
+
+# --- znmgo-mgo-berry-path ------------------------------------------------------------------------------------
+
+
+def test_mgo_unwrapping_puts_every_point_on_the_reference_branch():
+    # pw.x prints u = 0.44 one quantum e c / Omega (half the printed modulus) below the branch of the reference;
+    # the solution's continuity rule recovers it. Printed values of the reference runs (reference.yaml notes).
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "berry_path", ROOT / "references" / MGO / "solution" / "berry_path.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = "P =  -1.3220557  (mod   3.5003880)  C/m^2"
+    assert module.polarization(out) == (-1.3220557, 3.5003880)
+    ref = reference_of(MGO).values
+    printed = {0.5: 0.0000001, 0.49: 0.0722110, 0.44: -1.3220557, 0.382: 0.8185038}
+    prev, branch = 0.0, {}
+    for u, p in printed.items():
+        q = 3.5003880 / 2
+        p -= q * round((p - prev) / q)
+        branch[u], prev = p, p
+    assert branch[0.44] == pytest.approx(ref["P_u0440"].value, abs=1e-5)
+    assert branch[0.382] == pytest.approx(ref["P_u0382"].value, abs=1e-4)
+
+
+def test_mgo_born_charge_is_the_stated_finite_difference():
+    ref = reference_of(MGO).values
+    omega = 3**0.5 / 2 * 3.250**2 * 5.207e-30
+    zstar = omega * ref["P_u0490"].value / (2 * 1.602176634e-19 * (0.49 - 0.5) * 5.207e-10)
+    assert zstar == pytest.approx(ref["Zstar_O_33"].value, rel=2e-4)
