@@ -1,17 +1,21 @@
-"""Generate the P(T) data staged for landau-transition-fit from Landau free energies, and the reference values.
+"""Generate the energy-polarisation paths staged for landau-transition-fit from a Landau-Devonshire model.
 
 Usage: python3 make_data.py OUTDIR
 
-F(P, T) = a0 (T - T0) P^2 + b P^4 + c P^6 (c > 0), P in C/m^2, F in J/m^3. For each temperature of the grid
-(200 ... 480 K in steps of 2 K) the equilibrium P is the global minimum of F: the nonzero root
-P^2 = [-b + sqrt(b^2 - 3 a c)] / (3 c), a = a0 (T - T0), when it exists and has F < 0, else 0.
-  Sample A: b < 0, a first-order transition at Tc = T0 + b^2 / (4 a0 c), where P jumps from sqrt(-b / 2c) to 0.
-  Sample B: b > 0, a second-order transition at Tc = T0, P -> 0 continuously.
-Gaussian noise of 0.0005 C/m^2 (a fixed seed, picked so that fits of the staged data sit close to the truth) is
-added to the nonzero values; the paraelectric points are 0.
-The reference values are the generating parameters; a least-squares fit of the equilibrium condition to the
-staged data is printed next to them, with the scatter of such fits over 2000 noise realisations (the basis of the
-grader's tolerances). Writes OUTDIR/workspace/sample_{A,B}.csv and OUTDIR/values.json.
+Data made by a model script, standing in for the study's Berry-phase runs (which these machines could not afford
+when the task was built): for two ordered cells, wurtzite ZnO (4 atoms, 2 formula units) and Zn3MgO4
+(Zn0.75Mg0.25O, 8 atoms, 4 formula units), the energy along the clamped-cell path from the layered-hexagonal
+reference (u = 1/2, P = 0) through the polar wurtzite minimum is
+
+    F(P) = alpha P^2 + beta P^4 + gamma P^6     (F in J/m^3 relative to the reference, P in C/m^2)
+
+times the cell volume, with Gaussian noise of 0.5 meV per cell on the energies (a fixed seed) and P rounded to
+1e-4 C/m^2. The internal parameter u is listed for orientation (u = 1/2 - kappa P, kappa from the cell).
+The reference values are the generating coefficients and the quantities derived from them: the spontaneous
+polarisation Ps (the minimum of F), the double-well depth per formula unit, and the intrinsic (Landau) coercive
+field, the largest |dF/dP| between 0 and Ps. A polynomial fit of the staged data is printed next to them, with the
+scatter of such fits over 2000 noise realisations (the basis of the grader's tolerances), and the fits of the
+alternatives the fairness record uses. Writes OUTDIR/workspace/path_ZnO.csv, path_Zn3MgO4.csv, OUTDIR/values.json.
 """
 
 from __future__ import annotations
@@ -22,75 +26,112 @@ from pathlib import Path
 
 import numpy as np
 
-SAMPLES = {
-    "A": {"a0": 5.2e5, "T0": 382.3, "b": -4.0e8, "c": 1.2e10},
-    "B": {"a0": 3.4e5, "T0": 447.6, "b": 3.9e8, "c": 6.5e9},
+EV = 1.602176634e-19  # J
+A3 = 1e-30  # m^3
+CELLS = {
+    # name: formula units, cell volume (A^3), kappa (du per C/m^2), coefficients (SI)
+    "ZnO": {"fu": 2, "V": 47.63, "kappa": 0.128, "alpha": -2.6e9, "beta": 1.0e9, "gamma": 3.0e8},
+    "Zn3MgO4": {"fu": 4, "V": 94.96, "kappa": 0.142, "alpha": -1.1e9, "beta": -0.25e9, "gamma": 7.5e8},
 }
-NOISE = 0.0005  # C/m^2
-T_GRID = np.arange(200.0, 481.0, 2.0)
-SEED = 210  # among 400 seeds, one whose staged data fit within 0.2 sigma of the generating values
+NOISE_EV = 0.0005  # per cell
+SEED = 7
 
 
-def p_eq(t: np.ndarray, a0: float, T0: float, b: float, c: float) -> np.ndarray:
-    """Equilibrium polarisation (global minimum of F) in C/m^2."""
-    a = a0 * (t - T0)
-    disc = b * b - 3 * a * c
-    p2 = np.where(disc >= 0, (-b + np.sqrt(np.clip(disc, 0, None))) / (3 * c), 0.0)
-    p2 = np.clip(p2, 0.0, None)
-    f = a * p2 + b * p2**2 + c * p2**3
-    return np.where((p2 > 0) & (f < 0), np.sqrt(p2), 0.0)
+def derived(alpha: float, beta: float, gamma: float, V: float, fu: int) -> dict[str, float]:
+    """Ps (C/m^2), well depth (meV per formula unit) and coercive field (MV/cm) of F = aP^2 + bP^4 + cP^6."""
+    ps2 = (-beta + np.sqrt(beta * beta - 3 * alpha * gamma)) / (3 * gamma)
+    ps = float(np.sqrt(ps2))
+    fmin = alpha * ps2 + beta * ps2**2 + gamma * ps2**3
+    depth = -fmin * V * A3 / EV / fu * 1e3
+    p = np.linspace(0, ps, 20001)
+    ec = float(np.max(-(2 * alpha * p + 4 * beta * p**3 + 6 * gamma * p**5))) / 1e8
+    return {"Ps": ps, "depth": float(depth), "Ec": ec}
 
 
-def fit(t: np.ndarray, p: np.ndarray, a0: float) -> dict[str, float]:
-    """Least squares of T = T0 - (2b/a0) P^2 - (3c/a0) P^4 over the polar points."""
-    m = p > 0
-    x = np.stack([np.ones(m.sum()), p[m] ** 2, p[m] ** 4], axis=1)
-    (t0, s1, s2), *_ = np.linalg.lstsq(x, t[m], rcond=None)
-    b, c = -a0 * s1 / 2, -a0 * s2 / 3
-    return {"T0": t0, "b": b, "c": c, "Tc": t0 + b * b / (4 * a0 * c) if b < 0 else t0}
+def grid(ps: float) -> np.ndarray:
+    """P from 0 to 1.3 Ps in 15 points, as a path of images would be (none on Ps itself)."""
+    return np.round(np.linspace(0.0, 1.3 * ps, 15), 4)
+
+
+def energies(p: np.ndarray, c: dict) -> np.ndarray:
+    """Model energies per cell in eV relative to the reference."""
+    f = c["alpha"] * p**2 + c["beta"] * p**4 + c["gamma"] * p**6
+    return f * c["V"] * A3 / EV
+
+
+def fit(p: np.ndarray, e_ev: np.ndarray, c: dict, powers=(2, 4, 6)) -> dict[str, float]:
+    """Least squares of the energy density on even powers of P (no constant: E(0) = 0 by construction)."""
+    f = e_ev * EV / (c["V"] * A3)
+    x = np.stack([p**k for k in powers], axis=1)
+    coef, *_ = np.linalg.lstsq(x, f, rcond=None)
+    a, b, g = (list(coef) + [0.0, 0.0])[:3]
+    if len(powers) == 4:  # with a P^8 term: locate the minimum numerically
+        pp = np.linspace(0, 1.3 * np.sqrt(-a / (2 * abs(b) + 1e-30)) + 1.5, 200001)
+        ff = sum(cf * pp**k for cf, k in zip(coef, powers, strict=True))
+        i = int(np.argmin(ff[pp < p.max()]))
+        dff = -sum(k * cf * pp ** (k - 1) for cf, k in zip(coef, powers, strict=True))
+        return {
+            "alpha": a,
+            "beta": b,
+            "gamma": g,
+            "Ps": pp[i],
+            "depth": -ff[i] * c["V"] * A3 / EV / c["fu"] * 1e3,
+            "Ec": float(np.max(dff[: i + 1])) / 1e8,
+        }
+    if g == 0.0:  # P^4 model
+        ps = np.sqrt(-a / (2 * b))
+        pp = np.linspace(0, ps, 20001)
+        return {
+            "alpha": a,
+            "beta": b,
+            "gamma": 0.0,
+            "Ps": ps,
+            "depth": a * a / (4 * b) * c["V"] * A3 / EV / c["fu"] * 1e3,
+            "Ec": float(np.max(-(2 * a * pp + 4 * b * pp**3))) / 1e8,
+        }
+    return {"alpha": a, "beta": b, "gamma": g, **derived(a, b, g, c["V"], c["fu"])}
 
 
 def main(out: Path) -> None:
-    """Write the CSV files and values.json."""
+    """Write the CSV files and values.json; print the fits."""
     rng = np.random.default_rng(SEED)
     ws = out / "workspace"
     ws.mkdir(parents=True, exist_ok=True)
     values: dict[str, object] = {}
-    for name, par in SAMPLES.items():
-        clean = p_eq(T_GRID, **par)
-        noisy = np.where(clean > 0, np.abs(clean + rng.normal(0.0, NOISE, clean.size)), 0.0)
-        lines = ["T_K,P_C_per_m2"] + [f"{t:.0f},{p:.5f}" for t, p in zip(T_GRID, noisy, strict=True)]
-        (ws / f"sample_{name}.csv").write_text("\n".join(lines) + "\n")
-        first = par["b"] < 0
-        tc = par["T0"] + (par["b"] ** 2 / (4 * par["a0"] * par["c"]) if first else 0.0)
+    for name, c in CELLS.items():
+        d = derived(c["alpha"], c["beta"], c["gamma"], c["V"], c["fu"])
+        p = grid(d["Ps"])
+        e = energies(p, c) + np.r_[0.0, rng.normal(0.0, NOISE_EV, p.size - 1)]
+        u = 0.5 - c["kappa"] * p
+        head = [
+            f"# {name}: clamped-cell path from the layered-hexagonal reference (u = 1/2) towards wurtzite",
+            f"# cell: {c['fu'] * 2} atoms ({c['fu']} formula units), volume {c['V']:.2f} A^3",
+            "# P: polarisation along c relative to the reference; E: energy of the cell relative to the reference",
+            "u,P_C_per_m2,E_eV_per_cell",
+        ]
+        rows = [f"{ui:.4f},{pi:.4f},{ei:.5f}" for ui, pi, ei in zip(u, p, e, strict=True)]
+        (ws / f"path_{name}.csv").write_text("\n".join(head + rows) + "\n")
+        e_staged = np.array([float(r.split(",")[2]) for r in rows])
         values |= {
-            f"{name}_T0_K": par["T0"],
-            f"{name}_Tc_K": round(tc, 3),
-            f"{name}_b": par["b"],
-            f"{name}_c": par["c"],
-            f"{name}_order": "first" if first else "second",
+            f"{name}_alpha": c["alpha"],
+            f"{name}_beta": c["beta"],
+            f"{name}_gamma": c["gamma"],
+            f"{name}_Ps": round(d["Ps"], 5),
+            f"{name}_depth_meV": round(d["depth"], 3),
+            f"{name}_Ec_MV_per_cm": round(d["Ec"], 4),
+            f"{name}_order": "second" if c["beta"] > 0 else "first",
         }
-        staged = fit(T_GRID, np.array([float(x.split(",")[1]) for x in lines[1:]]), par["a0"])
-        spread = np.array(
-            [
-                list(
-                    fit(
-                        T_GRID, np.where(clean > 0, np.abs(clean + r.normal(0, NOISE, clean.size)), 0), par["a0"]
-                    ).values()
-                )
-                for r in (np.random.default_rng(i) for i in range(2000))
-            ]
-        )
-        print(f"sample {name}: Tc = {tc:.3f} K, P just below Tc = {clean[clean > 0].min():.4f} C/m^2")
-        for j, key in enumerate(("T0", "b", "c", "Tc")):
-            true = par[key] if key != "Tc" else tc
-            print(
-                f"  {key}: generating {true:.6g}, fit of the staged data {staged[key]:.6g} "
-                f"({(staged[key] - true) / abs(true):+.2%}), fits over noise: std {spread[:, j].std() / abs(true):.2%}"
-            )
-    (out / "values.json").write_text(json.dumps(values, indent=2) + "\n")
-    print(json.dumps(values, indent=2))
+        print(name, "truth", {k: f"{v:.5g}" for k, v in {**c, **d}.items()})
+        print(name, "staged fit", {k: f"{v:.5g}" for k, v in fit(p, e_staged, c).items()})
+        print(name, "with P^8", {k: f"{v:.5g}" for k, v in fit(p, e_staged, c, (2, 4, 6, 8)).items()})
+        print(name, "P^4 only", {k: f"{v:.5g}" for k, v in fit(p, e_staged, c, (2, 4)).items()})
+        r = np.random.default_rng(1)
+        runs = [fit(p, energies(p, c) + np.r_[0.0, r.normal(0, NOISE_EV, p.size - 1)], c) for _ in range(2000)]
+        keys = ["alpha", "beta", "gamma", "Ps", "depth", "Ec"]
+        arr = np.array([[run[k] for k in keys] for run in runs])
+        print(name, "noise sd", {k: f"{s:.3g}" for k, s in zip(keys, arr.std(0), strict=True)})
+    (out / "values.json").write_text(json.dumps(values, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("landau-reproduce"))
