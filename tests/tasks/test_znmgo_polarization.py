@@ -86,11 +86,9 @@ def staged_path(name: str) -> tuple[int, float, np.ndarray, np.ndarray]:
 
 
 def _pw_reader():
-    """parse_pw_input and pw_structure, from the qe grading package wherever this checkout keeps it."""
-    try:
-        from cmb.grading.qe import parse_pw_input, pw_structure
-    except ImportError:  # the single-module layout
-        from cmb.grading._qe import parse_pw_input, pw_structure
+    """parse_pw_input and pw_structure of the qe grading package."""
+    from cmb.grading.qe import parse_pw_input, pw_structure
+
     return parse_pw_input, pw_structure
 
 
