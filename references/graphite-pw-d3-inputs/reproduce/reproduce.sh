@@ -8,7 +8,7 @@
 # per atom, the total-energy error
 #   - of each cutoff (ecutrho = 8 x ecutwfc; 8x8x2 mesh, degauss 0.01 Ry) against ecutwfc = 100 Ry, and of
 #     ecutrho = 4 x ecutwfc (the default) at a few cutoffs,
-#   - of each Gamma-centred mesh n x n x m (30/240 Ry, degauss 0.01 Ry, the narrowest smearing the grader admits and
+#   - of each Gamma-centred mesh n x n x m, m = 2 ... 7 (30/240 Ry, degauss 0.01 Ry, the narrowest smearing the grader admits and
 #     the slowest to converge) against 30x30x10, and of a few meshes at degauss 0.02 Ry against their own 30x30x10,
 #   - of the smearing width at 15x15x5,
 # and writes OUTDIR/values.json with the smallest cutoff, and the smallest mesh whose every denser mesh, that
@@ -78,8 +78,8 @@ done
 echo "k mesh (30/240 Ry, degauss 0.01 Ry), reference 30x30x10:"
 kref=$(run "k30x10_0.01" 30 240 30 10 0.01)
 for nk in 9 10 12 14 15 16 18 20 24; do
-    line="  ${nk}x${nk}x{3,4,5,6,7}:"
-    for nz in 3 4 5 6 7; do
+    line="  ${nk}x${nk}x{2,3,4,5,6,7}:"
+    for nz in 2 3 4 5 6 7; do
         d=$(err "$(run "k${nk}x${nz}_0.01" 30 240 "$nk" "$nz" 0.01)" "$kref")
         line+=$(printf ' %7.3f' "$d")
         printf 'k0.01\t%s\t%s\t%s\n' "$nk" "$nz" "$d" >> "$results"
