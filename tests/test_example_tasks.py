@@ -209,7 +209,7 @@ CUBIC_CELL_PW_IN = """&control
   pseudo_dir = 'pseudo/', outdir = 'out'
 /
 &system
-  ibrav = 1, A = 5.431, nat = 8, ntyp = 1, ecutwfc = 20
+  ibrav = 1, A = 5.431, nat = 8, ntyp = 1, ecutwfc = 30
 /
 &electrons
 /
@@ -232,7 +232,7 @@ EXPLICIT_VECTORS_PW_IN = """&CONTROL
   pseudo_dir = './pseudo'
 /
 &SYSTEM
-  ibrav = 0, nat = 2, ntyp = 1, ecutwfc = 20
+  ibrav = 0, nat = 2, ntyp = 1, ecutwfc = 30
 /
 &ELECTRONS
 /
@@ -246,7 +246,7 @@ ATOMIC_POSITIONS angstrom
 Si 0 0 0
 Si 1.35775 1.35775 1.35775
 K_POINTS automatic
-6 6 6 0 0 0
+10 10 10 0 0 0
 """
 
 
@@ -273,14 +273,15 @@ def test_si_pw_scf_equivalent_inputs_pass(text, tmp_path):
 @pytest.mark.parametrize(
     ("old", "new", "failing"),
     [
-        ("celldm(1) = 10.2631", "celldm(1) = 5.431", {"structure"}),  # angstrom written as bohr
+        # angstrom written as bohr: the cell shrinks, and so does the k-point density of its mesh
+        ("celldm(1) = 10.2631", "celldm(1) = 5.431", {"structure", "kpoints"}),
         ("celldm(1) = 10.2631", "celldm(1) = 10.3247", {"structure"}),  # 0.6% off: just outside 0.5%
         ("Si 0.25 0.25 0.25", "Si 0.50 0.50 0.50", {"structure"}),  # fcc-like, not diamond
-        ("ecutwfc = 30.0", "ecutwfc = 17.9", {"ecutwfc"}),  # just below the 1 mRy/atom cutoff
+        ("ecutwfc = 30.0", "ecutwfc = 26.9", {"ecutwfc"}),  # just below the 1 meV/atom cutoff
         ("ecutwfc = 30.0", "ecutwfc = 30.0, ecutrho = 90", {"ecutrho"}),  # below 4 x ecutwfc
-        ("8 8 8 0 0 0", "5 5 5 0 0 0", {"kpoints"}),  # 2.3 mRy/atom from converged
-        ("8 8 8 0 0 0", "4 4 4 1 1 1", {"kpoints"}),  # the prompt asks for a Gamma-centred mesh
-        ("K_POINTS automatic\n8 8 8 0 0 0", "K_POINTS gamma", {"kpoints"}),
+        ("10 10 10 0 0 0", "8 8 8 0 0 0", {"kpoints"}),  # the habitual mesh, 1.85 meV/atom from converged
+        ("10 10 10 0 0 0", "4 4 4 1 1 1", {"kpoints"}),  # the prompt asks for a Gamma-centred mesh
+        ("K_POINTS automatic\n10 10 10 0 0 0", "K_POINTS gamma", {"kpoints"}),
         ("occupations = 'fixed'", "occupations = 'smearing', degauss = 0.01", {"occupations"}),
         ("  pseudo_dir = './pseudo'\n", "", {"pseudo-dir"}),  # would not run from the working folder
         ("Si.pbe-rrkj.UPF", "Si.pz-vbc.UPF", {"species"}),  # LDA pseudopotential
@@ -293,7 +294,7 @@ def test_si_pw_scf_trap_fails_its_check(old, new, failing, tmp_path):
 
 
 def test_si_pw_scf_cutoff_at_the_converged_minimum_passes(tmp_path):
-    assert grade_pw_in(REFERENCE_PW_IN.replace("ecutwfc = 30.0", "ecutwfc = 18"), tmp_path).passed
+    assert grade_pw_in(REFERENCE_PW_IN.replace("ecutwfc = 30.0", "ecutwfc = 27"), tmp_path).passed
 
 
 def test_si_pw_scf_spin_polarised_fixed_occupations_is_rejected_as_pw_x_would(tmp_path):

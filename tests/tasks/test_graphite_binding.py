@@ -100,7 +100,7 @@ EXPLICIT_VECTORS_PW_IN = """&CONTROL
   pseudo_dir = 'pseudo/'
 /
 &SYSTEM
-  ibrav = 0, nat = 4, ntyp = 1, ecutwfc = 30, ecutrho = 240,
+  ibrav = 0, nat = 4, ntyp = 1, ecutwfc = 55, ecutrho = 440,
   occupations = 'smearing', smearing = 'cold', degauss = 0.02, vdw_corr = 'DFT-D3'
 /
 &ELECTRONS
@@ -117,7 +117,7 @@ C 1.232 0.711295532 0.0
 C 0.0 0.0 3.3555
 C 0.0 1.422591063 3.3555
 K_POINTS automatic
-8 8 2 0 0 0
+14 14 3 0 0 0
 """
 
 
@@ -150,18 +150,19 @@ def test_pw_equivalent_inputs_pass(text, tmp_path):
         ("vdw_corr = 'dft-d3'", "vdw_corr = 'dft-d'", {"vdw-corr"}),  # D2, not D3
         ("vdw_corr = 'dft-d3'", "london = .true.", {"vdw-corr"}),
         # ultrasoft pseudopotential: the default ecutrho = 4 ecutwfc is too low
-        ("  ecutrho = 320.0\n", "", {"ecutrho"}),
-        ("ecutrho = 320.0", "ecutrho = 300.0", {"ecutrho"}),
-        ("ecutwfc = 40.0", "ecutwfc = 26.0", {"ecutwfc"}),
+        ("  ecutrho = 480.0\n", "", {"ecutrho"}),
+        ("ecutrho = 480.0", "ecutrho = 470.0", {"ecutrho"}),
+        ("ecutwfc = 60.0", "ecutwfc = 45.0", {"ecutwfc"}),  # the usual carbon cutoff, 3.1 meV/atom off
         # semimetal: fixed occupations (degauss is then ignored too)
         ("  occupations = 'smearing'\n  smearing = 'mv'\n  degauss = 0.01\n", "", {"occupations", "degauss"}),
         ("degauss = 0.01", "degauss = 0.08", {"degauss"}),
+        ("degauss = 0.01", "degauss = 0.005", {"degauss"}),  # below the stated window
         # k mesh: dense in plane, a few points along c, unshifted
-        ("12 12 4 0 0 0", "6 6 2 0 0 0", {"kpoints"}),
-        ("12 12 4 0 0 0", "12 12 1 0 0 0", {"kpoints"}),
-        ("12 12 4 0 0 0", "4 4 4 0 0 0", {"kpoints"}),
-        ("12 12 4 0 0 0", "12 12 4 1 1 1", {"kpoints"}),
-        ("K_POINTS automatic\n12 12 4 0 0 0", "K_POINTS gamma", {"kpoints"}),
+        ("18 18 6 0 0 0", "12 12 4 0 0 0", {"kpoints"}),  # the habitual mesh, 1.65 meV/atom off
+        ("18 18 6 0 0 0", "10 10 7 0 0 0", {"kpoints"}),
+        ("18 18 6 0 0 0", "4 4 4 0 0 0", {"kpoints"}),
+        ("18 18 6 0 0 0", "18 18 6 1 1 1", {"kpoints"}),
+        ("K_POINTS automatic\n18 18 6 0 0 0", "K_POINTS gamma", {"kpoints"}),
         # hexagonal cell: celldm(3) is c/a, not c
         ("celldm(3) = 2.723620", "celldm(3) = 12.68188", {"structure"}),
         ("celldm(3) = 2.723620", "celldm(3) = 6.711", {"structure"}),
@@ -193,16 +194,16 @@ def test_pw_spin_polarised_run_fails_spin(tmp_path):
 @pytest.mark.parametrize(
     ("old", "inside", "outside", "check"),
     [
-        ("ecutwfc = 40.0", "ecutwfc = 28.0, ecutrho = 224.0", "ecutwfc = 27.9, ecutrho = 223.2", "ecutwfc"),
-        ("ecutrho = 320.0", "ecutrho = 320.0", "ecutrho = 319.9", "ecutrho"),
-        ("degauss = 0.01", "degauss = 0.005", "degauss = 0.0049", "degauss"),
+        ("ecutwfc = 60.0", "ecutwfc = 55.0, ecutrho = 440.0", "ecutwfc = 54.9, ecutrho = 439.2", "ecutwfc"),
+        ("ecutrho = 480.0", "ecutrho = 480.0", "ecutrho = 479.9", "ecutrho"),
+        ("degauss = 0.01", "degauss = 0.01", "degauss = 0.0099", "degauss"),
         ("degauss = 0.01", "degauss = 0.05", "degauss = 0.051", "degauss"),
-        ("12 12 4 0 0 0", "8 8 2 0 0 0", "7 7 2 0 0 0", "kpoints"),
-        ("12 12 4 0 0 0", "8 8 2 0 0 0", "8 8 1 0 0 0", "kpoints"),
+        ("18 18 6 0 0 0", "14 14 3 0 0 0", "13 13 3 0 0 0", "kpoints"),
+        ("18 18 6 0 0 0", "14 14 3 0 0 0", "14 14 2 0 0 0", "kpoints"),
     ],
 )
 def test_pw_bounds_are_sharp(old, inside, outside, check, tmp_path):
-    text = REFERENCE_PW_IN.replace("  ecutrho = 320.0\n", "") if check == "ecutwfc" else REFERENCE_PW_IN
+    text = REFERENCE_PW_IN.replace("  ecutrho = 480.0\n", "") if check == "ecutwfc" else REFERENCE_PW_IN
     assert old in text
     report = grade_pw_in(text.replace(old, inside), tmp_path / "in")
     assert report.passed, [c.message for c in report.checks if not c.passed]

@@ -1,10 +1,11 @@
 """Study si-first-principles (diamond Si with PBE): traps, tolerance edges, oracles.
 
-Tasks: si-eos (run and analyze, pw.x), si-dfpt-phonons (output analysis of ph.x/q2r.x force constants),
-si-fd-phonons (run and analyze, phonopy + pw.x), si-vasp-dielectric-inputs (input preparation for VASP) and the
-workflow si-first-principles-workflow. si-eos-analysis and si-pw-scf-inputs are covered by
-tests/test_example_tasks.py. Oracles that run pw.x or phonopy are `slow` and run once per module; matdyn.x (a
-fraction of a second) runs in the fast tests where it is installed.
+Tasks: si-eos (run and analyze, pw.x), si-eos-analysis (output analysis of PBE0 pw.x runs; its basic checks are
+in tests/test_example_tasks.py), si-dfpt-phonons (output analysis of dense-grid ph.x/q2r.x force constants),
+si-fd-phonons (run and analyze, phonopy + pw.x), si-vasp-dielectric-inputs and optics-inputs (input preparation
+for VASP) and the workflow si-first-principles-workflow. si-pw-scf-inputs is covered by
+tests/test_example_tasks.py. Oracles that run pw.x or phonopy are `slow` and run once per module; matdyn.x runs in
+the fast tests where it is installed (seconds, except the density of states).
 """
 
 from __future__ import annotations
@@ -42,14 +43,16 @@ needs_pw = pytest.mark.skipif(not HAS_PW, reason="Quantum ESPRESSO pw.x not inst
 needs_matdyn = pytest.mark.skipif(not HAS_MATDYN, reason="Quantum ESPRESSO matdyn.x not installed")
 needs_phonopy = pytest.mark.skipif(not (HAS_PW and HAS_PHONOPY), reason="pw.x or phonopy not installed")
 
-JSON_TASKS = ["si-eos", "si-dfpt-phonons", "si-fd-phonons", "si-first-principles-workflow"]
-ALL = [*JSON_TASKS, "si-vasp-dielectric-inputs"]
+JSON_TASKS = ["si-eos", "si-eos-analysis", "si-dfpt-phonons", "si-fd-phonons", "si-first-principles-workflow"]
+ALL = [*JSON_TASKS, "si-vasp-dielectric-inputs", "optics-inputs"]
 NEEDS = {  # what each oracle runs
     "si-eos": [needs_pw],
+    "si-eos-analysis": [],
     "si-dfpt-phonons": [needs_matdyn],
     "si-fd-phonons": [needs_phonopy],
     "si-first-principles-workflow": [needs_phonopy],
     "si-vasp-dielectric-inputs": [],
+    "optics-inputs": [],
 }
 CM1_PER_THZ = 33.35641
 RY_PER_BOHR_IN_EV_PER_A = 13.605693122994 / 0.529177210903
@@ -80,7 +83,17 @@ def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
 
 
 def test_study_validates_without_leaks():
-    problems = validate(CATALOG, [*ALL, "si-eos-analysis", "si-pw-scf-inputs"])
+    problems = validate(CATALOG, [*ALL, "si-pw-scf-inputs"])
+    open_costs = {"si-eos-analysis", "si-dfpt-phonons"}  # precomputed steps still below 10 core-minutes (QC.md)
+    problems = [
+        p for p in problems if not (p.path.name == "cost.yaml" and p.path.parent.parent.name in open_costs)
+    ]
+    assert problems == [], "\n".join(map(str, problems))
+
+
+@pytest.mark.xfail(strict=True, reason="si-eos-analysis and si-dfpt-phonons: precomputed-step cost not recorded (QC.md)")
+def test_study_precomputed_steps_record_their_cost():
+    problems = [p for p in validate(CATALOG, [*ALL, "si-pw-scf-inputs"]) if p.path.name == "cost.yaml"]
     assert problems == [], "\n".join(map(str, problems))
 
 
@@ -184,17 +197,25 @@ def test_si_eos_missing_table_fails(tmp_path):
 @pytest.mark.parametrize(
     "change",
     [
-        # 18 Ry with a 6x6x6 mesh: the loosest setting within the prompt's 1 mRy/atom target (reproduce cross-check)
-        {"a0_angstrom": 5.47805, "B0_GPa": 87.22, "V0_per_atom_A3": 20.54892, "E0_eV_per_atom": -107.06908},
-        # 40 Ry with 12x12x12: the converged limit
-        {"a0_angstrom": 5.47535, "B0_GPa": 86.43, "V0_per_atom_A3": 20.51847, "E0_eV_per_atom": -107.08965},
-        # the seven staged outputs of si-eos-analysis (another grid, same settings)
-        {"a0_angstrom": 5.47568, "B0_GPa": 86.57, "V0_per_atom_A3": 20.52222},
+        # 27 Ry with a 10x10x10 mesh: the loosest setting within the prompt's 1 meV/atom target (reproduce cross-check)
+        {"a0_angstrom": 5.47559, "B0_GPa": 86.56, "V0_per_atom_A3": 20.52115, "E0_eV_per_atom": -107.08864},
+        # 50 Ry with 16x16x16: the converged limit
+        {"a0_angstrom": 5.47545, "B0_GPa": 86.49, "V0_per_atom_A3": 20.51961, "E0_eV_per_atom": -107.0898},
+        # 30 Ry with the habitual 8x8x8 mesh: 0.8 meV/atom outside the target, every graded quantity still inside
+        {"a0_angstrom": 5.47565, "B0_GPa": 86.64, "V0_per_atom_A3": 20.52188, "E0_eV_per_atom": -107.08745},
     ],
-    ids=["18Ry-6x6x6", "40Ry-12x12x12", "other-grid"],
+    ids=["27Ry-10x10x10", "50Ry-16x16x16", "30Ry-8x8x8"],
 )
 def test_si_eos_converged_alternatives_pass(change, tmp_path):
     assert grade_answer("si-eos", EOS | change, tmp_path).passed
+
+
+def test_si_eos_prompt_gives_no_grid_centre_inside_the_a0_tolerance():
+    for condition in entry("si-eos").conditions():
+        text = entry("si-eos").prompt(condition)
+        assert "5.47" not in text
+        if "## Method" in text:
+            assert "around the experimental 5.431 Å" in text
 
 
 # ------------------------------------------------------------------------------------------------ si-dfpt-phonons
@@ -214,8 +235,8 @@ def matdyn(fc: Path, work: Path, asr: str, q: tuple[float, float, float]) -> lis
 
 
 def dfpt_answer(gamma: list[float], x: list[float]) -> dict[str, Any]:
-    """An answer built from frequencies at Gamma and X the way the prompt asks."""
-    return {
+    """An answer built from frequencies at Gamma and X the way the prompt asks (the other fields as referenced)."""
+    return DFPT | {
         "gamma_cm1": gamma,
         "X_cm1": x,
         "gamma_optical_THz": sum(gamma[3:]) / 3 / CM1_PER_THZ,
@@ -275,8 +296,27 @@ def test_si_dfpt_wrong_wave_vector_for_x_fails(q, staged_fc, tmp_path):
         ({"gamma_cm1": DFPT["gamma_cm1"][::-1]}, {"gamma-cm1"}),  # not ascending
         ({"X_cm1": DFPT["X_cm1"][:3]}, {"x-cm1"}),  # three distinct values instead of six modes
         ({"X_TA_THz": DFPT["X_LA_THz"], "X_LA_THz": DFPT["X_TA_THz"]}, {"x-ta-thz", "x-la-thz"}),  # swapped
+        ({"L_cm1": [114.0, 114.0, 378.0, 420.0, 490.0, 490.0]}, {"l-cm1"}),  # measured phonons at L (recall)
+        ({"L_cm1": DFPT["gamma_cm1"]}, {"l-cm1"}),  # L written as (1, 1, 1) 2pi/a, i.e. Gamma
+        ({"eps_inf": 12.9}, {"eps-inf"}),  # a converged PBE value from the literature, not this k mesh's
+        ({"eps_inf": 1 / DFPT["eps_inf"]}, {"eps-inf"}),  # the inverse dielectric constant
+        ({"Cv_100K_J_per_molK": 2 * DFPT["Cv_100K_J_per_molK"]}, {"cv-100k"}),  # per mole of two-atom cells
+        ({"Cv_100K_J_per_molK": 7.3}, {"cv-100k"}),  # the calorimetric value (recall)
     ],
-    ids=["cm-1-as-THz", "omega", "THz-as-cm-1", "descending", "degenerate-collapsed", "TA-LA-swapped"],
+    ids=[
+        "cm-1-as-THz",
+        "omega",
+        "THz-as-cm-1",
+        "descending",
+        "degenerate-collapsed",
+        "TA-LA-swapped",
+        "L-measured",
+        "L-as-gamma",
+        "eps-literature",
+        "eps-inverse",
+        "Cv-per-cell",
+        "Cv-measured",
+    ],
 )
 def test_si_dfpt_trap_fails_its_check(change, failing, tmp_path):
     assert failed(grade_answer("si-dfpt-phonons", DFPT | change, tmp_path)) == failing
@@ -398,10 +438,12 @@ WF = reference_answer("si-first-principles-workflow")
         ({"Cv_300K_J_per_molK": 2 * WF["Cv_300K_J_per_molK"]}, {"cv-300k"}),  # per mole of primitive cells
         ({"B0_GPa": 2 * WF["B0_GPa"]}, {"b0"}),  # per-cell energies against per-atom volumes
         ({"a0_angstrom": 5.431}, {"a0"}),  # experimental lattice constant instead of the fitted one
+        ({"E0_eV_per_atom": 2 * WF["E0_eV_per_atom"]}, {"e0"}),  # energy per two-atom cell
+        ({"E0_eV_per_atom": -107.8}, {"e0"}),  # silicon's energy in the Quantum ESPRESSO examples (recall)
         ({k: WF[k] / math.sqrt(RY_PER_BOHR_IN_EV_PER_A) for k in FREQS}, ALL_FREQ_CHECKS),  # force units
         ({"X_TA_THz": 0.0, "X_LA_THz": 0.0, "X_TO_THz": WF["gamma_optical_THz"]}, {"x-ta", "x-la", "x-to"}),
     ],
-    ids=["Cv-per-cell", "B-doubled", "experimental-a", "forces-Ry/bohr", "auto-primitive-q"],
+    ids=["Cv-per-cell", "B-doubled", "experimental-a", "E-per-cell", "E-recalled", "forces-Ry/bohr", "auto-primitive-q"],
 )
 def test_workflow_trap_fails_its_check(change, failing, tmp_path):
     assert failed(grade_answer("si-first-principles-workflow", WF | change, tmp_path)) == failing
@@ -470,8 +512,9 @@ def test_si_vasp_reference_input_set_passes(tmp_path):
         {"INCAR": incar_with(r"^IBRION.*\n", "").replace("NSW = 0\n", "")},  # defaults: NSW = 0, IBRION = -1
         {"POSCAR": CUBE_POSCAR, "KPOINTS": "cube\n0\nGamma\n8 8 8\n"},  # 8-atom cube, equivalent density
         {"KPOINTS": "MP\n0\nMonkhorst-Pack\n13 13 13\n0 0 0\n"},  # odd Monkhorst-Pack mesh
+        {"KPOINTS": "G\n0\nGamma\n11 11 11\n0 0 0\n"},  # the coarsest mesh within 2% (+1.7%)
     ],
-    ids=["lcalceps", "tetrahedron", "defaults", "cube", "odd-monkhorst-pack"],
+    ids=["lcalceps", "tetrahedron", "defaults", "cube", "odd-monkhorst-pack", "mesh-11"],
 )
 def test_si_vasp_equivalent_inputs_pass(files, tmp_path):
     report = grade_dir("si-vasp-dielectric-inputs", vasp_submission(tmp_path, **files))
@@ -497,7 +540,7 @@ def test_si_vasp_equivalent_inputs_pass(files, tmp_path):
         ({"INCAR": incar_with(r"^ENCUT.*$", "ENCUT = 200")}, {"encut"}),  # below ENMAX
         ({"INCAR": incar_with(r"^LREAL.*$", "LREAL = Auto")}, {"lreal"}),
         ({"KPOINTS": "G\n0\nGamma\n8 8 8\n0 0 0\n"}, {"kpoints"}),  # a standard SCF mesh
-        ({"KPOINTS": "G\n0\nGamma\n11 11 11\n0 0 0\n"}, {"kpoints"}),  # just below the converged density
+        ({"KPOINTS": "G\n0\nGamma\n10 10 10\n0 0 0\n"}, {"kpoints"}),  # just below the converged density
         ({"POSCAR": (VASP_REF / "POSCAR").read_text().replace("2.73775000", "2.71550000")}, {"structure"}),
         ({"POTCAR_spec": "Ge\n"}, {"potcar"}),
     ],
@@ -518,7 +561,7 @@ def test_si_vasp_equivalent_inputs_pass(files, tmp_path):
         "encut-low",
         "lreal-auto",
         "kpoints-8",
-        "kpoints-11",
+        "kpoints-10",
         "experimental-a",
         "wrong-potcar",
     ],

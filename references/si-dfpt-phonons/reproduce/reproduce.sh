@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# The precomputed DFPT of si-dfpt-phonons: QE 6.7 pw.x + ph.x on a 4x4x4 q grid + q2r.x, then the reference
-# frequencies with matdyn.x.
+# The precomputed step of si-dfpt-phonons: the phonons of diamond Si by density-functional perturbation theory on
+# a 4x4x4 grid of wave vectors (QE 6.7 pw.x + ph.x + q2r.x), then the reference values from the force constants
+# (reference.py: matdyn.x at Gamma, X and L with three sum rules, and the harmonic heat capacity from phonon
+# densities of states on two q meshes).
 #
 # Usage: reproduce.sh [OUTDIR]      (default: ./si-dfpt-phonons-reproduce)
 #   OUTDIR/runs/dfpt/        scf.in/out, ph.in/out, si.dyn0-8, q2r.in/out, si.fc (one folder, one chain)
-#   OUTDIR/runs/matdyn/      matdyn.x with asr = 'crystal' (the reference), 'simple' and 'no' (printed)
+#   OUTDIR/runs/analysis/    matdyn.x runs of reference.py (sum rules, wave vectors, DOS meshes)
 #   OUTDIR/workspace/        si.fc, scf.in, ph.in, q2r.in: the files staged for the agent
-#   OUTDIR/values.json       gamma_cm1, X_cm1 (six frequencies each, ascending), gamma_optical_THz, X_TA_THz,
-#                            X_LA_THz, X_TO_THz
+#   OUTDIR/values.json       the reference values (keys of reference.yaml)
+#   OUTDIR/time-*.txt        user and wall seconds of pw.x, ph.x, q2r.x
 # Pinned settings: diamond Si at a0 = 5.4755 A (celldm(1) = 10.3472 bohr, the PBE equilibrium of the study's EOS
-# step), Si.pbe-rrkj.UPF, ecutwfc 30 Ry, 4x4x4 Monkhorst-Pack mesh shifted by half a step, conv_thr 1e-12;
-# ph.x tr2_ph 1e-16 on the 4x4x4 q grid (8 irreducible points; for an insulator ph.x also computes the dielectric
-# tensor and Born charges at Gamma, which land in si.fc); q2r.x imposes no sum rule (zasr = 'no'), so both the
-# acoustic sum rule and charge neutrality are left to the analysis. One MPI process: about 4 minutes of CPU.
+# step), Si.pbe-rrkj.UPF, ecutwfc 30 Ry, 4x4x4 Monkhorst-Pack k mesh shifted by half a step, conv_thr 1e-12;
+# ph.x tr2_ph 1e-16 on the 4x4x4 q grid (8 irreducible wave vectors; at Gamma ph.x also computes the dielectric
+# tensor and Born effective charges of the insulator, which q2r.x writes into si.fc); q2r.x imposes no sum rule
+# (zasr = 'no'), so both the acoustic sum rule and charge neutrality are left to the analysis. One MPI process.
+# CMB_DFPT_GRID=6 runs a denser variant (6x6x6 k mesh and q grid, 16 irreducible wave vectors), which is not
+# what is staged.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 pseudo="$here/../../../tasks/si-first-principles/si-fd-phonons/workspace/pseudo/Si.pbe-rrkj.UPF"
@@ -20,11 +24,13 @@ out=$(mkdir -p "${1:-si-dfpt-phonons-reproduce}" && cd "${1:-si-dfpt-phonons-rep
 for exe in pw.x ph.x q2r.x matdyn.x; do
     command -v "$exe" >/dev/null || { echo "reproduce.sh: $exe not on PATH" >&2; exit 1; }
 done
+k=${CMB_DFPT_GRID:-4}
+nq=$k
 export OMP_NUM_THREADS=1
 run="$out/runs/dfpt"
 rm -rf "$run" && mkdir -p "$run/pseudo" "$out/workspace"
 cp "$pseudo" "$run/pseudo/"
-cat > "$run/scf.in" <<'IN'
+cat > "$run/scf.in" <<IN
 &control
   calculation = 'scf'
   prefix = 'si'
@@ -47,17 +53,17 @@ ATOMIC_POSITIONS crystal
 Si 0.00 0.00 0.00
 Si 0.25 0.25 0.25
 K_POINTS automatic
-4 4 4 1 1 1
+$k $k $k 1 1 1
 IN
-cat > "$run/ph.in" <<'IN'
-Phonons of diamond Si on a 4x4x4 q grid
+cat > "$run/ph.in" <<IN
+Phonons of diamond Si on a ${nq}x${nq}x${nq} q grid
 &inputph
   prefix = 'si'
   outdir = './out'
   fildyn = 'si.dyn'
   tr2_ph = 1.0d-16
   ldisp = .true.
-  nq1 = 4, nq2 = 4, nq3 = 4
+  nq1 = $nq, nq2 = $nq, nq3 = $nq
 /
 IN
 cat > "$run/q2r.in" <<'IN'
@@ -67,48 +73,14 @@ cat > "$run/q2r.in" <<'IN'
   flfrc = 'si.fc'
 /
 IN
-(cd "$run" && pw.x -in scf.in > scf.out && ph.x -in ph.in > ph.out && q2r.x -in q2r.in > q2r.out)
-grep -q 'JOB DONE' "$run/ph.out" || { echo "reproduce.sh: ph.x did not finish" >&2; exit 1; }
-grep -E 'PWSCF .*WALL' "$run/scf.out"; grep -E 'PHONON .*WALL' "$run/ph.out" | tail -1
-for f in si.fc scf.in ph.in q2r.in; do cp "$run/$f" "$out/workspace/$f"; done
-
-mkdir -p "$out/runs/matdyn"
-cp "$run/si.fc" "$out/runs/matdyn/"
-for asr in crystal simple no; do
-    cat > "$out/runs/matdyn/matdyn-$asr.in" <<IN
-&input
-  asr = '$asr'
-  flfrc = 'si.fc'
-  flfrq = 'freq-$asr.dat'
-/
-2
-0.0 0.0 0.0
-0.0 0.0 1.0
-IN
-    (cd "$out/runs/matdyn" && matdyn.x -in "matdyn-$asr.in" > "matdyn-$asr.out")
-    echo "asr = $asr (cm^-1, Gamma then X):"; grep -v '[a-z&]' "$out/runs/matdyn/freq-$asr.dat" | awk 'NF == 6'
-done
-python3 - "$out" <<'PY'
-import json, sys
-from pathlib import Path
-
-out = Path(sys.argv[1])
-CM1_PER_THZ = 33.35641  # 1 THz = 33.35641 cm^-1
-rows = [
-    [float(x) for x in line.split()]
-    for line in (out / "runs/matdyn/freq-crystal.dat").read_text().splitlines()
-    if len(line.split()) == 6 and "=" not in line
-]
-gamma, x = sorted(rows[0]), sorted(rows[1])
-gamma = [0.0 if abs(w) < 1e-3 else w for w in gamma]
-values = {
-    "gamma_cm1": [round(w, 2) for w in gamma],
-    "X_cm1": [round(w, 2) for w in x],
-    "gamma_optical_THz": round(sum(gamma[3:]) / 3 / CM1_PER_THZ, 4),
-    "X_TA_THz": round(sum(x[0:2]) / 2 / CM1_PER_THZ, 4),
-    "X_LA_THz": round(sum(x[2:4]) / 2 / CM1_PER_THZ, 4),
-    "X_TO_THz": round(sum(x[4:6]) / 2 / CM1_PER_THZ, 4),
+timed() {  # timed NAME EXE INPUT: run one code in the chain, recording its user and wall seconds
+    (cd "$run" && /usr/bin/time -f '%U %e' -o "$out/time-$1.txt" "$2" -in "$3" > "${3%.in}.out")
+    grep -q 'JOB DONE' "$run/${3%.in}.out" || { echo "reproduce.sh: $2 did not finish" >&2; exit 1; }
+    echo "$2: user, wall s = $(cat "$out/time-$1.txt")"
 }
-(out / "values.json").write_text(json.dumps(values, indent=2) + "\n")
-print(json.dumps(values))
-PY
+timed pw pw.x scf.in
+timed ph ph.x ph.in
+timed q2r q2r.x q2r.in
+rm -rf "$run/out/_ph0" "$run/out/si.save/wfc"*.dat
+for f in si.fc scf.in ph.in q2r.in; do cp "$run/$f" "$out/workspace/$f"; done
+python3 "$here/reference.py" "$out/workspace/si.fc" "$out/runs/analysis" --json "$out/values.json"

@@ -1,10 +1,11 @@
-"""Print the si-eos-analysis reference values from the seven pw.x outputs, and write them to values.json.
+"""Print the si-eos-analysis reference values from the seven pw.x (PBE0) outputs, and write them to values.json.
 
 Usage: fit_reference.py [--json VALUES_JSON] scf_01.out ... scf_07.out
 
 The fit is ASE's Birch-Murnaghan (a nonlinear least-squares fit), an implementation independent of the
 oracle's linear fit in solution/bm_fit.py; both are printed so a disagreement is visible. With --json the ASE
-values are written, keyed like reference.yaml (a0_angstrom, B0_GPa, V0_per_atom_A3).
+values are written, keyed like reference.yaml (a0_angstrom, B0_GPa, V0_per_atom_A3, E0_eV_per_atom). The energy of
+each run is its final one: the `!!` line of a hybrid-functional run (the last `!` line of a semilocal one).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def parse(path: Path) -> tuple[float, float, int]:
     text = path.read_text()
     volume = float(re.search(r"unit-cell volume\s*=\s*([\d.]+)", text).group(1))
     nat = int(re.search(r"number of atoms/cell\s*=\s*(\d+)", text).group(1))
-    energy = float(re.findall(r"^!\s+total energy\s*=\s*(-?[\d.]+) Ry", text, re.M)[-1])
+    final = re.findall(r"^!!\s+total energy\s*=\s*(-?[\d.]+) Ry", text, re.M)
+    energy = float((final or re.findall(r"^!\s+total energy\s*=\s*(-?[\d.]+) Ry", text, re.M))[-1])
     return volume, energy, nat
 
 
@@ -51,7 +53,12 @@ def main() -> None:
         f"E0 = {e0:.6f} eV/atom"
     )
     if values_json is not None:
-        values = {"a0_angstrom": round(a0, 5), "B0_GPa": round(b * EV_A3_GPA, 2), "V0_per_atom_A3": round(v0, 5)}
+        values = {
+            "a0_angstrom": round(a0, 5),
+            "B0_GPa": round(b * EV_A3_GPA, 2),
+            "V0_per_atom_A3": round(v0, 5),
+            "E0_eV_per_atom": round(e0, 5),
+        }
         values_json.write_text(json.dumps(values, indent=2) + "\n")
     # Cross-check: BM3 is a cubic polynomial in V^(-2/3), so a linear least-squares fit gives it exactly.
     x = v ** (-2 / 3)
@@ -62,7 +69,18 @@ def main() -> None:
     v0l = x0 ** (-3 / 2)
     # B = V d2E/dV2 = (4/9) x^(7/2) d2E/dx2 at the minimum, where dE/dx = 0.
     b0l = (4 / 9) * x0**3.5 * np.polyval(d2, x0) * EV_A3_GPA
-    print(f"linear BM3 cross-check: a0 = {(4 * v0l * nat) ** (1 / 3):.5f} A, V0 = {v0l:.5f}, B0 = {b0l:.3f} GPa")
+    e0l = np.polyval(c, x0)
+    print(
+        f"linear BM3 cross-check: a0 = {(4 * v0l * nat) ** (1 / 3):.5f} A, V0 = {v0l:.5f}, B0 = {b0l:.3f} GPa, "
+        f"E0 = {e0l:.6f} eV/atom"
+    )
+    # Other equations of state on the same points (the spread the tolerances must admit).
+    for form in ("murnaghan", "vinet", "pouriertarantola", "birch"):
+        v0f, e0f, bf = EquationOfState(v, e, eos=form).fit()
+        print(
+            f"{form:17s}: a0 = {(4 * v0f * nat) ** (1 / 3):.5f} A, V0 = {v0f:.5f}, B0 = {bf * EV_A3_GPA:.3f} GPa, "
+            f"E0 = {e0f:.6f} eV/atom"
+        )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,8 @@
 """Fit a third-order Birch-Murnaghan EOS to pw.x outputs and print the answer as JSON (numpy only).
 
+The energy of each run is its final total energy: the `!!` line of a hybrid-functional run (whose first `!` line is
+the plain-PBE start), or the last `!` line of a semilocal one.
+
 BM3 is a cubic polynomial in x = V^(-2/3): E = c0 + c1 x + c2 x^2 + c3 x^3, so an ordinary linear least-squares
 fit in x is the exact Birch-Murnaghan fit, with no starting guess to get wrong.
 """
@@ -23,14 +26,16 @@ def parse(path: Path) -> tuple[float, float, int]:
     text = path.read_text()
     vol = re.search(r"unit-cell volume\s*=\s*([\d.]+)\s*\(a\.u\.\)\^3", text)
     nat = re.search(r"number of atoms/cell\s*=\s*(\d+)", text)
-    energies = re.findall(r"^!\s+total energy\s*=\s*(-?[\d.]+)\s*Ry", text, re.M)
+    energies = re.findall(r"^!!\s+total energy\s*=\s*(-?[\d.]+)\s*Ry", text, re.M) or re.findall(
+        r"^!\s+total energy\s*=\s*(-?[\d.]+)\s*Ry", text, re.M
+    )
     if not (vol and nat and energies) or "convergence has been achieved" not in text:
         raise SystemExit(f"{path}: not a converged pw.x SCF output")
     return float(vol.group(1)), float(energies[-1]), int(nat.group(1))
 
 
-def fit_bm3(v: np.ndarray, e: np.ndarray) -> tuple[float, float, float]:
-    """V0, B0 (in energy/volume units of the input) and B0' of a BM3 fit."""
+def fit_bm3(v: np.ndarray, e: np.ndarray) -> tuple[float, float, float, float]:
+    """V0, E0, B0 (in energy/volume units of the input) and B0' of a BM3 fit."""
     x = v ** (-2.0 / 3.0)
     c = np.polyfit(x, e, 3)
     d1, d2, d3 = np.polyder(c), np.polyder(c, 2), np.polyder(c, 3)
@@ -43,7 +48,7 @@ def fit_bm3(v: np.ndarray, e: np.ndarray) -> tuple[float, float, float]:
     e2, e3 = np.polyval(d2, x0), np.polyval(d3, x0)
     b0 = 4.0 / 9.0 * x0**3.5 * e2
     b0p = 4.0 + 2.0 / 3.0 * x0 * e3 / e2
-    return float(v0), float(b0), float(b0p)
+    return float(v0), float(np.polyval(c, x0)), float(b0), float(b0p)
 
 
 def main() -> None:
@@ -54,9 +59,14 @@ def main() -> None:
     nat = rows[0][2]
     v = np.array([r[0] for r in rows]) * BOHR_A**3 / nat  # A^3 per atom
     e = np.array([r[1] for r in rows]) * RY_EV / nat  # eV per atom
-    v0, b0, b0p = fit_bm3(v, e)
+    v0, e0, b0, b0p = fit_bm3(v, e)
     a0 = (4.0 * v0 * nat) ** (1.0 / 3.0)  # the fcc conventional cube holds four primitive cells
-    answer = {"a0_angstrom": round(a0, 5), "B0_GPa": round(b0 * EV_A3_GPA, 3), "V0_per_atom_A3": round(v0, 5)}
+    answer = {
+        "a0_angstrom": round(a0, 5),
+        "B0_GPa": round(b0 * EV_A3_GPA, 3),
+        "V0_per_atom_A3": round(v0, 5),
+        "E0_eV_per_atom": round(e0, 6),
+    }
     print(f"B0' = {b0p:.3f}", file=sys.stderr)
     json.dump(answer, sys.stdout, indent=2)
     print()

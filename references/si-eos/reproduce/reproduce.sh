@@ -2,11 +2,12 @@
 # Reference values of si-eos: QE 6.7 pw.x with the staged Si.pbe-rrkj.UPF, one folder per run, ASE BM3 fit.
 #
 # Usage: reproduce.sh [OUTDIR]      (default: ./si-eos-reproduce)
-#   OUTDIR/runs/e30_k8/a<celldm>/    the pinned setting of the full prompt: ecutwfc 30 Ry, Gamma-centred 8x8x8,
-#                                    conv_thr 1e-10, celldm(1) at seven points +-4% around 5.47 A
-#   OUTDIR/runs/e40_k12/, e18_k6/    cross-checks (converged limit; loosest setting the target admits), printed
+#   OUTDIR/runs/e30_k12/a<celldm>/   the pinned setting of the full prompt: ecutwfc 30 Ry, Gamma-centred 12x12x12,
+#                                    conv_thr 1e-10, celldm(1) at seven points +-4% around the experimental 5.431 A
+#   OUTDIR/runs/e50_k16/, e27_k10/,  cross-checks (converged limit; loosest setting the 1 meV/atom target admits;
+#            e30_k8/                 the habitual 8x8x8 mesh, which misses it), printed
 #   OUTDIR/values.json               a0_angstrom, B0_GPa, V0_per_atom_A3, E0_eV_per_atom (pinned setting)
-# About 21 pw.x runs, 1-4 s of CPU each. CMB_REPRODUCE_QUICK=1 skips the cross-checks.
+# 28 pw.x runs, 1-10 s of CPU each. CMB_REPRODUCE_QUICK=1 skips the cross-checks.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=$(mkdir -p "${1:-si-eos-reproduce}" && cd "${1:-si-eos-reproduce}" && pwd)

@@ -4,10 +4,10 @@
 # Usage: reproduce.sh [OUTDIR]      (default: ./si-pw-scf-reproduce)
 # Diamond Si at a = 5.431 A (celldm(1) = 10.2631 bohr) with the staged Si.pbe-rrkj.UPF, QE 6.7 pw.x, one MPI
 # process. One directory per run under OUTDIR/runs/. Prints, per atom, the total-energy error of each cutoff
-# (8x8x8 mesh) against ecutwfc = 60 Ry, and of each k mesh (30 Ry), unshifted and shifted, against 12x12x12,
-# and the smallest settings within 1 mRy/atom. Each run takes about a second.
+# (10x10x10 mesh) against ecutwfc = 80 Ry, and of each k mesh (30 Ry), unshifted and shifted, against 20x20x20,
+# and the smallest settings within the target, 1 meV/atom. Each run takes one to a few seconds.
 # Writes OUTDIR/values.json with the reproduced reference values: ecutwfc_min_ry and kmesh_min (the smallest
-# cutoff and unshifted mesh from which on every tested setting is within 1 mRy/atom), and calculation,
+# cutoff and unshifted mesh from which on every tested setting is within 1 meV/atom), and calculation,
 # lattice_constant_angstrom and elements as pw.x reads them from the reference input set.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,27 +42,33 @@ PWIN
     awk '/^!/ {e = $5} END {print e}' "$dir/pw.out"
 }
 
-# report LABEL ENERGY REFERENCE [TABLE VALUE]: error per atom (2 atoms) in mRy, and whether it is within
-# 1 mRy/atom; with TABLE and VALUE, also appends "VALUE error" to OUTDIR/TABLE.
+# report LABEL ENERGY REFERENCE [TABLE VALUE]: error per atom (2 atoms) in meV, and whether it is within
+# 1 meV/atom; with TABLE and VALUE, also appends "VALUE error" to OUTDIR/TABLE.
+RY_MEV=13605.693122994
 report() {
     if [[ $# -ge 5 ]]; then
-        awk -v v="$5" -v e="$2" -v r="$3" 'BEGIN { d = (e - r) / 2 * 1000; if (d < 0) d = -d; print v, d }' >> "$out/$4"
+        awk -v v="$5" -v e="$2" -v r="$3" -v f="$RY_MEV" 'BEGIN { d = (e - r) / 2 * f; if (d < 0) d = -d; print v, d }' \
+            >> "$out/$4"
     fi
-    awk -v l="$1" -v e="$2" -v r="$3" 'BEGIN {
-        d = (e - r) / 2 * 1000; if (d < 0) d = -d
-        printf "  %-22s E = %.8f Ry   |dE| = %7.3f mRy/atom  %s\n", l, e, d, (d < 1 ? "ok" : "NOT converged")
+    awk -v l="$1" -v e="$2" -v r="$3" -v f="$RY_MEV" 'BEGIN {
+        d = (e - r) / 2 * f; if (d < 0) d = -d
+        printf "  %-22s E = %.8f Ry   |dE| = %7.3f meV/atom  %s\n", l, e, d, (d < 1 ? "ok" : "NOT converged")
     }'
 }
 
-echo "Plane-wave cutoff (8x8x8 unshifted), reference ecutwfc = 60 Ry:"
-eref=$(run ecut60 60 8 0)
+echo "Plane-wave cutoff (10x10x10 unshifted), reference ecutwfc = 80 Ry:"
+eref=$(run ecut80 80 10 0)
 rm -f "$out/ecut.dat" "$out/kmesh.dat"
-for ec in 12 14 16 18 20 24 30 40; do report "ecutwfc = $ec Ry" "$(run "ecut$ec" "$ec" 8 0)" "$eref" ecut.dat "$ec"; done
+for ec in 16 18 20 22 24 25 26 27 28 30 35 40 50 60; do
+    report "ecutwfc = $ec Ry" "$(run "ecut$ec" "$ec" 10 0)" "$eref" ecut.dat "$ec"
+done
 
-echo "k mesh (ecutwfc = 30 Ry), reference 12x12x12 unshifted:"
-kref=$(run k12 30 12 0)
-for nk in 4 5 6 8 10; do report "${nk}x${nk}x${nk} unshifted" "$(run "k${nk}" 30 "$nk" 0)" "$kref" kmesh.dat "$nk"; done
-for nk in 2 3 4 6; do report "${nk}x${nk}x${nk} shifted" "$(run "k${nk}s" 30 "$nk" 1)" "$kref"; done
+echo "k mesh (ecutwfc = 30 Ry), reference 20x20x20 unshifted:"
+kref=$(run k20 30 20 0)
+for nk in 4 5 6 7 8 9 10 11 12 14 16; do
+    report "${nk}x${nk}x${nk} unshifted" "$(run "k${nk}" 30 "$nk" 0)" "$kref" kmesh.dat "$nk"
+done
+for nk in 3 4 5 6 8; do report "${nk}x${nk}x${nk} shifted" "$(run "k${nk}s" 30 "$nk" 1)" "$kref"; done
 
 echo "Reference input (references/si-pw-scf-inputs/pw.in):"
 mkdir -p "$out/runs/reference/pseudo"
@@ -79,7 +85,7 @@ out = Path(sys.argv[1])
 
 
 def smallest_converged(table: str) -> float:
-    """The smallest tested value from which on every larger one is within 1 mRy/atom."""
+    """The smallest tested value from which on every larger one is within 1 meV/atom."""
     rows = sorted((float(v), float(d)) for v, d in (line.split() for line in (out / table).read_text().splitlines()))
     ok = [v for i, (v, _) in enumerate(rows) if all(d < 1.0 for _, d in rows[i:])]
     return ok[0]

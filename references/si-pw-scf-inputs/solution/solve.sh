@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Oracle for si-pw-scf-inputs: write pw.in for diamond Si at a = 5.431 A as an expert would, in a form that
 # differs on purpose from the reference input set (lattice given in angstrom through A, upper-case namelists,
-# a 10x10x10 mesh, ecutwfc 24 Ry), so that passing shows the grader compares effective settings, not text.
-# Convergence behind the choices (references/si-pw-scf-inputs/reproduce): 24 Ry is within 0.11 mRy/atom of
-# 60 Ry; the Gamma-centred 10x10x10 mesh within 0.02 mRy/atom of 12x12x12. Silicon is a semiconductor: fixed
+# a 12x12x12 mesh, tighter conv_thr left at 1e-9), so that passing shows the grader compares effective settings,
+# not text. Convergence behind the choices (references/si-pw-scf-inputs/reproduce): 30 Ry is within 0.62 meV/atom
+# of 80 Ry; the Gamma-centred 12x12x12 mesh within 0.07 meV/atom of 20x20x20. Silicon is a semiconductor: fixed
 # occupations, no spin. The pseudopotential is norm-conserving, so the default ecutrho = 4 ecutwfc is right.
 set -euo pipefail
 cat > pw.in <<'PWIN'
@@ -18,7 +18,7 @@ cat > pw.in <<'PWIN'
   A = 5.431
   nat = 2
   ntyp = 1
-  ecutwfc = 24
+  ecutwfc = 30
   occupations = 'fixed'
 /
 &ELECTRONS
@@ -30,7 +30,7 @@ ATOMIC_POSITIONS {crystal}
   Si  0.00  0.00  0.00
   Si  0.25  0.25  0.25
 K_POINTS {automatic}
-  10 10 10 0 0 0
+  12 12 12 0 0 0
 PWIN
 # Check that pw.x accepts it when pw.x and the staged pseudopotential are at hand (optional, about a second).
 if command -v pw.x >/dev/null && [[ -f pseudo/Si.pbe-rrkj.UPF ]]; then

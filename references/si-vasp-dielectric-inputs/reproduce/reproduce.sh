@@ -4,7 +4,7 @@
 # VASP is not available here, so the sampling a converged epsilon_infinity of silicon needs is measured with the
 # same physics in Quantum ESPRESSO 6.7: DFPT (ph.x, epsil = .true., trans = .false.: the electric-field response
 # with clamped ions, as VASP's LEPSILON) for diamond Si at a = 5.4755 A (PBE, Si.pbe-rrkj.UPF, ecutwfc 24 Ry),
-# on Gamma-centred n x n x n meshes of the 2-atom cell, n = 4 ... 20. The Born charges of Si vanish by symmetry
+# on Gamma-centred n x n x n meshes of the 2-atom cell, n = 4 ... 20 (odd n included: they contain Gamma too). The Born charges of Si vanish by symmetry
 # and are printed as a sanity check.
 #
 # Usage: reproduce.sh [OUTDIR]      (default: ./si-vasp-dielectric-reproduce)
@@ -18,7 +18,7 @@ pseudo="$here/../../../tasks/si-first-principles/si-fd-phonons/workspace/pseudo/
 out=$(mkdir -p "${1:-si-vasp-dielectric-reproduce}" && cd "${1:-si-vasp-dielectric-reproduce}" && pwd)
 export OMP_NUM_THREADS=1
 rm -f "$out/eps.dat"
-for n in 4 6 8 10 12 14 16 20; do
+for n in 4 6 8 9 10 11 12 13 14 16 20; do
     run="$out/runs/k$n"
     rm -rf "$run" && mkdir -p "$run/pseudo" && cp "$pseudo" "$run/pseudo/"
     cat > "$run/scf.in" <<IN
