@@ -84,14 +84,9 @@ def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
 
 def test_study_validates_without_leaks():
     problems = validate(CATALOG, [*ALL, "si-pw-scf-inputs"])
-    open_costs = {"si-eos-analysis", "si-dfpt-phonons"}  # precomputed steps still below 10 core-minutes (QC.md)
-    problems = [
-        p for p in problems if not (p.path.name == "cost.yaml" and p.path.parent.parent.name in open_costs)
-    ]
     assert problems == [], "\n".join(map(str, problems))
 
 
-@pytest.mark.xfail(strict=True, reason="si-eos-analysis and si-dfpt-phonons: precomputed-step cost not recorded (QC.md)")
 def test_study_precomputed_steps_record_their_cost():
     problems = [p for p in validate(CATALOG, [*ALL, "si-pw-scf-inputs"]) if p.path.name == "cost.yaml"]
     assert problems == [], "\n".join(map(str, problems))
