@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from cmb.analysis._analysis import Analysis, register_table
-from cmb.analysis._prepare import AUDIT_VOIDED, CONDITION_ORDER, FAILURE_ORDER, PASS
+from cmb.analysis._prepare import CONDITION_ORDER, FAILURE_ORDER, PASS
 from cmb.analysis._stats import (
     bootstrap_paired_ratio_diff,
     bootstrap_unpaired_ratio_diff,
@@ -61,7 +61,8 @@ def pass_table(a: Analysis) -> Table:
             pl.len().cast(pl.Int64).alias("attempts"),
             pl.col(p).sum().cast(pl.Int64).alias("passes"),
             pl.col("pass_raw").sum().cast(pl.Int64).alias("raw_passes"),
-            (pl.col("outcome") == AUDIT_VOIDED).sum().cast(pl.Int64).alias("audit_voided"),
+            # every check passed and the execution audit voided it, whatever class the runner gave the failure
+            (pl.col("pass_raw") & ~pl.col("pass_gated")).sum().cast(pl.Int64).alias("audit_voided"),
             pl.col(a.score_col).mean().alias("mean_score"),
             *_cost_exprs(),
         )
