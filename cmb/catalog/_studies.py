@@ -97,7 +97,8 @@ def study_problems(study: StudyEntry, entries: list[TaskEntry]) -> list[Problem]
                             Problem(
                                 cost_file,
                                 f"costs {cost.core_minutes:g} core-minutes: a step this cheap is the agent's to run, "
-                                f"not one to precompute (at least {MIN_PRECOMPUTED_CORE_MINUTES:g}), unless 'below_floor' says why",
+                                f"not one to precompute (at least {MIN_PRECOMPUTED_CORE_MINUTES:g}), "
+                                "unless 'below_floor' says why",
                             )
                         )
     for wf in (e for e in entries if e.is_workflow):

@@ -231,7 +231,7 @@ def test_relax_tolerance_edges_around_the_oracle_answer(oracle_dirs, tmp_path):
     assert_tolerance_edges(RELAX, read_answer(oracle_dirs[RELAX]), tmp_path)
 
 
-# ------------------------------------------------------------------------------------------------ crn-wannier-tb2j-inputs
+# ---------------------------------------------------------------------------------------- crn-wannier-tb2j-inputs
 
 WANN = "crn-wannier-tb2j-inputs"
 
@@ -253,7 +253,11 @@ def test_wannier_staged_poscar_is_the_latest_geometry_of_the_relaxation():
     [
         ("TB2J's default prefixes (the seed's trap)", {"prefix_up": "wannier90.up", "prefix_down": "wannier90.dn"},
          {"prefix-up", "prefix-down"}),
-        ("spin channels swapped", {"prefix_up": "wannier90.2", "prefix_down": "wannier90.1"}, {"prefix-up", "prefix-down"}),
+        (
+            "spin channels swapped",
+            {"prefix_up": "wannier90.2", "prefix_down": "wannier90.1"},
+            {"prefix-up", "prefix-down"},
+        ),
         ("empty states in the integral", {"emax": 1.0}, {"emax"}),
     ],
 )

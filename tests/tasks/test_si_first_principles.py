@@ -438,7 +438,9 @@ WF = reference_answer("si-first-principles-workflow")
         ({k: WF[k] / math.sqrt(RY_PER_BOHR_IN_EV_PER_A) for k in FREQS}, ALL_FREQ_CHECKS),  # force units
         ({"X_TA_THz": 0.0, "X_LA_THz": 0.0, "X_TO_THz": WF["gamma_optical_THz"]}, {"x-ta", "x-la", "x-to"}),
     ],
-    ids=["Cv-per-cell", "B-doubled", "experimental-a", "E-per-cell", "E-recalled", "forces-Ry/bohr", "auto-primitive-q"],
+    ids=[
+        "Cv-per-cell", "B-doubled", "experimental-a", "E-per-cell", "E-recalled", "forces-Ry/bohr", "auto-primitive-q",
+    ],  # fmt: skip
 )
 def test_workflow_trap_fails_its_check(change, failing, tmp_path):
     assert failed(grade_answer("si-first-principles-workflow", WF | change, tmp_path)) == failing

@@ -200,7 +200,8 @@ def test_relax_reference_input_relaxes_to_the_superlattice_period(tmp_path):
     import subprocess
 
     subprocess.run(["lmp", "-in", "in.lmp", "-log", "log.lammps", "-screen", "none"], cwd=tmp_path, check=True)
-    lo, hi = next(ln for ln in (tmp_path / "relaxed.data").read_text().splitlines() if ln.endswith("zlo zhi")).split()[:2]
+    lines = (tmp_path / "relaxed.data").read_text().splitlines()
+    lo, hi = next(ln for ln in lines if ln.endswith("zlo zhi")).split()[:2]
     lz = float(hi) - float(lo)
     assert lz == pytest.approx(ref("sige-relax-inputs", "reference_run_Lz_angstrom"), abs=1e-4)
     a, c = ref("sige-interface-relax", "a_Si_angstrom"), ref("sige-interface-relax", "c_Ge_strained_angstrom")
@@ -361,7 +362,8 @@ def test_vasp_reference_poscars_are_phonopys_displaced_supercells(tmp_path):
     sys.argv = ["make_poscars.py", str(tmp_path)]
     mk.main()
     for el in ("Si", "Ge"):
-        assert (tmp_path / el / "POSCAR").read_text() == (REFERENCES / "sige-vasp-phonon-inputs" / el / "POSCAR").read_text()
+        expected = (REFERENCES / "sige-vasp-phonon-inputs" / el / "POSCAR").read_text()
+        assert (tmp_path / el / "POSCAR").read_text() == expected
 
 
 # --- sige-interface-workflow ----------------------------------------------------------------------------------------
