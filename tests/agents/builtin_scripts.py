@@ -33,7 +33,9 @@ x0 = min((r.real for r in np.roots(d1) if abs(r.imag) < 1e-9 and np.polyval(d2, 
 v0 = x0 ** -1.5
 b0 = 4.0 / 9.0 * x0 ** 3.5 * np.polyval(d2, x0) * EV_A3_GPA
 a0 = (8 * v0) ** (1.0 / 3.0)  # eight atoms in the conventional diamond cube
-answer = {"a0_angstrom": round(a0, 5), "B0_GPa": round(b0, 3), "V0_per_atom_A3": round(v0, 5)}
+e0 = np.polyval(c, x0)  # eV/atom at the minimum
+answer = {"a0_angstrom": round(a0, 5), "B0_GPa": round(b0, 3), "V0_per_atom_A3": round(v0, 5),
+          "E0_eV_per_atom": round(e0, 5)}
 with open("answer.json", "w") as f:
     json.dump(answer, f)
 print(answer)
