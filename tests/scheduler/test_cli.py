@@ -160,7 +160,7 @@ def test_the_refusal_lists_the_known_agents_and_applies_to_spec_files(env: dict[
     spec_file.write_text("name: fromfile\nagents: [oracle, orcale]\ntasks: [t-one]\n")
     res = run(env, "sweep", str(spec_file), "--dry-run")
     assert res.exit_code == 2, res.output
-    assert "unknown agent 'orcale'; did you mean oracle?" in res.output and "codeact" in res.output
+    assert "unknown agent 'orcale'; did you mean oracle" in res.output and "codeact" in res.output
 
 
 def test_a_custom_attempt_function_reads_agent_names_its_own_way(env: dict[str, Any]) -> None:
