@@ -90,6 +90,18 @@ def numeric_checks(task: str, types: Sequence[str] = NUMERIC) -> list[Check]:
     return [c for c in entry(task).grader().checks if c.type in types]
 
 
+def study_of(task: str) -> str:
+    """The study a task belongs to."""
+    return entry(task).spec.study
+
+
+def with_field(doc: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """A deep copy of `doc` with the dotted field `path` set to `value`."""
+    out = copy.deepcopy(doc)
+    set_field(out, path, value)
+    return out
+
+
 def set_field(doc: dict[str, Any], path: str, value: Any) -> None:
     """Set the dotted field `path` of `doc` in place, creating the parent objects that are missing."""
     *parents, last = path.split(".")

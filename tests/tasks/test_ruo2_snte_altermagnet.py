@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.tasks import _helpers
 from tests.tasks._helpers import (
     ROOT,
     assert_empty_submission_fails,
@@ -28,7 +27,9 @@ from tests.tasks._helpers import (
     read_answer,
     reference_of,
     stage_workspace,
+    study_of,
     task_dir,
+    with_field,
     write_answer,
 )
 from tests.tasks._helpers import run_oracle as _run_oracle
@@ -37,24 +38,9 @@ STUDY = "ruo2-snte-altermagnet"
 TASKS = ["altermagnet-tb-splitting", "altermagnet-nodal-analysis", "snte-surface-dirac-cones"]
 
 
-def study_of(task: str) -> str:
-    return _helpers.entry(task).spec.study
-
-
 def run_oracle(task: str, dest: Path) -> dict:
     """The oracle's answer, run in the bare workspace (no prompt staged) within 5 minutes."""
     return read_answer(_run_oracle(task, dest, timeout_s=300, with_prompt=False))
-
-
-def set_field(answer: dict, path: str, value: object) -> dict:
-    """A deep copy of the answer with the dotted field replaced."""
-    out = json.loads(json.dumps(answer))
-    *parents, last = path.split(".")
-    node = out
-    for key in parents:
-        node = node[key]
-    node[last] = value
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +93,7 @@ def test_every_boolean_and_choice_check_fails_when_flipped(oracle, task, tmp_pat
             value = next(c for c in check.params["choices"] if c != reference_of(task).values[check.reference].value)
         else:
             continue
-        answer = set_field(oracle[task], check.target.field, value)
+        answer = with_field(oracle[task], check.target.field, value)
         assert failed(grade_dir(task, write_answer(tmp_path, answer))) == {check.id}
 
 

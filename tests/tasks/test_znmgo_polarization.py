@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.tasks import _helpers
 from tests.tasks._helpers import (
     ROOT,
     assert_empty_submission_fails,
@@ -28,7 +27,9 @@ from tests.tasks._helpers import (
     read_answer,
     reference_of,
     stage_workspace,
+    study_of,
     task_dir,
+    with_field,
     write_answer,
 )
 from tests.tasks._helpers import run_oracle as _run_oracle
@@ -54,24 +55,9 @@ JSON_TASKS = [LANDAU, BOUNDARY, WORKFLOW]  # tasks whose answer is answer.json
 EV, A3 = 1.602176634e-19, 1e-30
 
 
-def study_of(task: str) -> str:
-    return _helpers.entry(task).spec.study
-
-
 def run_oracle(task: str, dest: Path) -> dict:
     """The oracle's answer, run in the bare workspace (no prompt staged) within 5 minutes."""
     return read_answer(_run_oracle(task, dest, timeout_s=300, with_prompt=False))
-
-
-def set_field(answer: dict, path: str, value: object) -> dict:
-    """A deep copy of the answer with the dotted field replaced."""
-    out = json.loads(json.dumps(answer))
-    *parents, last = path.split(".")
-    node = out
-    for key in parents:
-        node = node[key]
-    node[last] = value
-    return out
 
 
 def staged_path(name: str) -> tuple[int, float, np.ndarray, np.ndarray]:
@@ -144,7 +130,7 @@ def test_every_choice_check_fails_when_flipped(oracle, task, tmp_path):
         if check.type != "numeric.choice":
             continue
         value = next(c for c in check.params["choices"] if c != reference_of(task).values[check.reference].value)
-        answer = set_field(oracle[task], check.target.field, value)
+        answer = with_field(oracle[task], check.target.field, value)
         assert failed(grade_dir(task, write_answer(tmp_path, answer))) == {check.id}
 
 
@@ -200,8 +186,8 @@ def test_landau_fourth_order_fit_flips_the_order_of_zn3mgo4(oracle, tmp_path):
     f = e * EV / (vol * A3)
     (a, b), *_ = np.linalg.lstsq(np.stack([p**2, p**4], 1), f, rcond=None)
     assert b > 0 > reference_of(LANDAU).values["Zn3MgO4_beta"].value
-    answer = set_field(oracle[LANDAU], "Zn3MgO4.beta", float(b))
-    answer = set_field(answer, "Zn3MgO4.order", "second")
+    answer = with_field(oracle[LANDAU], "Zn3MgO4.beta", float(b))
+    answer = with_field(answer, "Zn3MgO4.order", "second")
     assert failed(grade_dir(LANDAU, write_answer(tmp_path, answer))) == {"zmo-beta", "zmo-order"}
 
 
