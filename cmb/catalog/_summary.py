@@ -7,9 +7,10 @@ from typing import Any
 
 from cmb.catalog._errors import CatalogError
 from cmb.catalog._load import Catalog, TaskEntry
+from cmb.models import Kind
 
-KINDS = ("input-preparation", "output-analysis", "run-and-analyze")
-SHORT = {"input-preparation": "IP", "output-analysis": "OA", "run-and-analyze": "RA"}
+KINDS = tuple(k for k in Kind if k is not Kind.WORKFLOW)  # the single-task kinds, in the enum's order
+SHORT = {Kind.INPUT_PREPARATION: "IP", Kind.OUTPUT_ANALYSIS: "OA", Kind.RUN_AND_ANALYZE: "RA"}
 
 
 def _n_checks(entry: TaskEntry) -> int | None:
@@ -54,7 +55,7 @@ def _study_rows(catalog: Catalog, rows: list[dict[str, Any]]) -> list[str]:
         singles = " + ".join(f"{kinds[k]} {SHORT[k]}" for k in KINDS if kinds[k])
         codes = ", ".join(sorted({c for r in mine for c in r["codes"]}))
         checks = sum(r["n_checks"] or 0 for r in mine)
-        workflows = kinds["workflow"]
+        workflows = kinds[Kind.WORKFLOW]
         lines.append(f"| {study_id} | {cite} | {material} | {steps} | {singles} | {workflows} | {codes} | {checks} |")
     return lines
 
@@ -65,7 +66,7 @@ def _task_rows(rows: list[dict[str, Any]]) -> list[str]:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     previous = None
-    for r in sorted(rows, key=lambda r: (r["study"], r["kind"] == "workflow", r["id"])):
+    for r in sorted(rows, key=lambda r: (r["study"], r["kind"] == Kind.WORKFLOW, r["id"])):
         study = r["study"] if r["study"] != previous else ""
         previous = r["study"]
         reduced = "differs" if r["has_reduced"] else "same"
@@ -79,7 +80,7 @@ def _task_rows(rows: list[dict[str, Any]]) -> list[str]:
 
 def summary_line(rows: list[dict[str, Any]]) -> str:
     """The counts: single tasks by kind, workflows, studies, codes, and how many reduced prompts differ."""
-    singles = [r for r in rows if r["kind"] != "workflow"]
+    singles = [r for r in rows if r["kind"] != Kind.WORKFLOW]
     kinds = Counter(r["kind"] for r in singles)
     per_kind = ", ".join(f"{kinds[k]} {k}" for k in KINDS)
     codes = len({c for r in rows for c in r["codes"]})
