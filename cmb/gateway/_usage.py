@@ -57,4 +57,5 @@ class AttemptUsage(CmbModel):
             model_cost_usd=self.cost_usd,
             price_table=self.price_table,
             source="gateway",
+            upstream_failures=self.upstream_failures,
         )

@@ -43,6 +43,7 @@ class ExitReason(StrEnum):
     INFRASTRUCTURE = "infrastructure"  # the sandbox or the harness failed
     GRADER_ERROR = "grader-error"  # the grader or its reference is broken
     SANDBOX_NOT_ISOLATED = "sandbox-not-isolated"  # the sandbox reached a network it must not
+    UPSTREAM_FAILED = "upstream-failed"  # the model provider failed the agent after every gateway retry
 
 
 class AuditFlags(CmbModel):
@@ -139,6 +140,9 @@ class Usage(CmbModel):
         default=None,
         description="'gateway' (metered), 'agent-report' (the program's own token counts), 'no-model' (an agent "
         "that calls no model: $0), None",
+    )
+    upstream_failures: int = Field(
+        default=0, ge=0, description="Model requests the provider failed after every gateway retry (the harness's)"
     )
 
 

@@ -428,8 +428,14 @@ def _collect(
     return collected if whole else None
 
 
-def _classify(state: _State, timed_out: bool, limit: ExitReason | None) -> tuple[bool, FailureClass | None, ExitReason]:
-    """passed, failure class, exit reason: infrastructure, time limit, then the grade; a failed audit voids a pass."""
+def _classify(
+    state: _State, timed_out: bool, limit: ExitReason | None, upstream_failures: int
+) -> tuple[bool, FailureClass | None, ExitReason]:
+    """passed, failure class, exit reason: infrastructure, time limit, then the grade; a failed audit voids a pass.
+
+    A model provider that failed the agent after every gateway retry makes any attempt that did not pass the
+    harness's failure (retried), whatever the agent did next: it was denied its model.
+    """
     outcome = state.outcome
     if state.infra_error is not None:
         return False, FailureClass.INFRASTRUCTURE, ExitReason.INFRASTRUCTURE
@@ -438,6 +444,8 @@ def _classify(state: _State, timed_out: bool, limit: ExitReason | None) -> tuple
     assert state.audit is not None
     if not state.audit.flags.network_isolated:
         return False, FailureClass.INFRASTRUCTURE, ExitReason.SANDBOX_NOT_ISOLATED
+    if upstream_failures and not (state.report.passed and state.audit.passed and not timed_out):
+        return False, FailureClass.INFRASTRUCTURE, ExitReason.UPSTREAM_FAILED
     if timed_out:
         return False, FailureClass.TIME_LIMIT, ExitReason.TIME_LIMIT
     exited = ExitReason.COMPLETED if outcome is not None and outcome.exit_code == 0 else ExitReason.AGENT_ERROR
@@ -470,13 +478,13 @@ def _record(
         limit = ExitReason.MEMORY_LIMIT
     elif outcome is not None and outcome.disk_exceeded:
         limit = ExitReason.DISK_LIMIT
-    passed, failure, reason = _classify(state, timed_out, limit)
+    metered = _metered(options, key, agent, state)
+    passed, failure, reason = _classify(state, timed_out, limit, metered.upstream_failures if metered else 0)
     raw = state.report.score if state.report is not None else 0.0
     valid = state.audit is not None and state.audit.passed and not timed_out and failure != FailureClass.INFRASTRUCTURE
     queue = 0.0
     if options.queued_at is not None:
         queue = max(0.0, (started_at - options.queued_at).total_seconds())
-    metered = options.usage_meter(key) if options.usage_meter is not None else None
     reported = outcome.reported_usage if outcome is not None else None
     usage = metered or usage_from_report(reported, agent.model())
     if metered is None and not reported and not agent.needs_gateway and agent.model() is None:
@@ -486,6 +494,13 @@ def _record(
         messages.append(f"infrastructure: {state.infra_error}")
     if state.grader_error:
         messages.append(f"grader: {state.grader_error}")
+    upstream_error = None
+    if reason is ExitReason.UPSTREAM_FAILED and metered is not None:
+        upstream_error = (
+            f"the model provider failed {metered.upstream_failures} request(s) after every gateway retry "
+            "(the gateway transcript has each fault)"
+        )
+        messages.append(f"upstream: {upstream_error}")
     try:
         g_hash = grader_hash(entry.grader(), entry.reference())
     except (CatalogError, GraderConfigError):
@@ -526,8 +541,24 @@ def _record(
         agent_reported_usage=reported,
         code_calls=len(state.audit.calls) if state.audit is not None else 0,
         submitted_files=state.collected,
-        error=state.infra_error or state.grader_error or (outcome.error if outcome is not None else None),
+        error=state.infra_error
+        or state.grader_error
+        or upstream_error
+        or (outcome.error if outcome is not None else None),
     )
+
+
+def _metered(options: RunOptions, key: RunKey, agent: Agent, state: _State) -> Usage | None:
+    """The gateway's usage of the attempt; a meter that cannot answer for an agent of the gateway is infrastructure
+    (the attempt's model use would be lost)."""
+    if options.usage_meter is None:
+        return None
+    try:
+        return options.usage_meter(key)
+    except Exception as exc:  # noqa: BLE001 - a dead gateway is the harness's failure
+        if agent.needs_gateway and state.infra_error is None:
+            state.infra_error = f"the gateway could not report the attempt's usage: {type(exc).__name__}: {exc}"
+        return None
 
 
 def _write_artifacts(art: Path, record: RunRecord, state: _State) -> None:

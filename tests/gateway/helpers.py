@@ -15,8 +15,12 @@ KEY_ENV = "CMB_TEST_UPSTREAM_KEY"
 CHAT = {"messages": [{"role": "user", "content": "hi"}], "model": "whatever"}
 
 
-def make_gateway(upstream_url: str, records: Any, *, apis: list[str] | None = None, **upstream: Any) -> LocalGateway:
-    """A started gateway whose upstream `test` is the scripted server, priced as OpenAI, fast retries."""
+def make_gateway(
+    upstream_url: str, records: Any, *, apis: list[str] | None = None, hosts: list[str] | None = None, **upstream: Any
+) -> LocalGateway:
+    """A started gateway whose upstream `test` is the scripted server, priced as OpenAI, fast retries.
+
+    `hosts`: the addresses it listens on (default loopback; `sandbox_hosts()` for docker sandboxes)."""
     spec: dict[str, Any] = {
         "base_url": upstream_url,
         "apis": apis or ["chat"],
@@ -29,7 +33,7 @@ def make_gateway(upstream_url: str, records: Any, *, apis: list[str] | None = No
         retry=RetryPolicy(max_retries=3, base_delay_s=0.01, max_delay_s=0.05),
         records_dir=records,
     )
-    return LocalGateway(config).start()
+    return LocalGateway(config, hosts=hosts).start()
 
 
 def post(url: str, body: dict[str, Any], token: str | None, header: str = "Authorization") -> tuple[int, bytes]:

@@ -7,6 +7,8 @@ Each request consumes the next reply of the script, in order. A reply is a dict:
   usage: {prompt, completion, cached, reasoning}   token counts reported back (default: small fixed numbers)
   status: int                    answer this HTTP status instead (e.g. 500) -- the reply is consumed
   finish_reason: str             default "tool_calls" with tool calls, else "stop"
+  hang: float                    wait this many seconds before answering (an upstream that hangs)
+  reset: bool                    drop the connection: before any byte, or after the first chunk of a stream
 It also serves /v1/responses and /v1/messages natively (built from the same script) for pass-through tests, checks
 the provider key it was given, and keeps every request it received in `requests`.
 
@@ -99,6 +101,12 @@ def _split(text: str, n: int = 7) -> list[str]:
     return [text[i : i + n] for i in range(0, len(text), n)]
 
 
+def _drop(request: web.Request) -> None:
+    """Abort the TCP connection (a reset, as a crashed provider or proxy leaves it)."""
+    if request.transport is not None:
+        request.transport.abort()
+
+
 class ScriptedUpstream:
     """The test server, served from a thread: `with ScriptedUpstream(replies) as up: up.base_url`."""
 
@@ -142,6 +150,11 @@ class ScriptedUpstream:
         if isinstance(reply, web.Response):
             return reply
         model = str(body.get("model"))
+        if reply.get("hang"):
+            await asyncio.sleep(float(reply["hang"]))
+        if reply.get("reset") and not body.get("stream"):
+            _drop(request)
+            return web.Response()
         if not body.get("stream"):
             return web.json_response(chat_completion(reply, model))
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
@@ -149,6 +162,9 @@ class ScriptedUpstream:
         wants = bool((body.get("stream_options") or {}).get("include_usage"))
         for chunk in chat_chunks(reply, model, wants):
             await resp.write(encode(chunk))
+            if reply.get("reset"):
+                _drop(request)
+                return resp
         await resp.write(b"data: [DONE]\n\n")
         return resp
 

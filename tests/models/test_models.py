@@ -91,7 +91,7 @@ def test_exit_reasons_are_the_runners_and_serialise_as_before():
 
     assert {r.value for r in ExitReason} == {
         "completed", "agent-error", "time-limit", "memory-limit", "disk-limit", "audit-failed", "infrastructure",
-        "grader-error", "sandbox-not-isolated",
+        "grader-error", "sandbox-not-isolated", "upstream-failed",
     }  # fmt: skip
     assert ExitReason.TIME_LIMIT == "time-limit"
 
