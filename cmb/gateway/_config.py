@@ -39,6 +39,11 @@ class UpstreamConfig(CmbModel):
     )
     headers: dict[str, str] = Field(default_factory=dict, description="Extra headers sent upstream")
     timeout_s: float = Field(default=600.0, gt=0, description="Seconds to wait for upstream bytes")
+    max_reply_s: float = Field(
+        default=1800.0,
+        gt=0,
+        description="Seconds one reply may take in all (an upstream that trickles or streams forever is cut off)",
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -84,6 +89,11 @@ class Budget(CmbModel):
     max_tokens: int | None = Field(default=None, ge=0, description="Input plus output tokens")
     max_cost_usd: float | None = Field(default=None, ge=0, description="Metered cost (ignored for unpriced models)")
     max_requests: int | None = Field(default=None, ge=0, description="Model requests")
+
+    @property
+    def limited(self) -> bool:
+        """Whether any limit is set."""
+        return self.max_tokens is not None or self.max_cost_usd is not None or self.max_requests is not None
 
 
 class RetryPolicy(CmbModel):

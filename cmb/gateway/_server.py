@@ -9,6 +9,7 @@ the attempt's transcript. The provider key is added here and never leaves the ga
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import logging
@@ -22,6 +23,7 @@ from aiohttp import web
 
 from cmb.gateway._config import Budget, GatewayConfig, UpstreamConfig
 from cmb.gateway._prices import PriceTable
+from cmb.gateway._redact import Redactor
 from cmb.gateway._sse import iter_sse
 from cmb.gateway._state import AttemptState, Registry
 from cmb.gateway.dialects import CHAT, DIALECTS, MESSAGES, Dialect, Route, route_for, upstream_error_message
@@ -50,7 +52,8 @@ class Gateway:
     def __init__(self, config: GatewayConfig, admin_key: str) -> None:
         self.config = config
         self.admin_key = admin_key
-        self.registry = Registry(config.records_dir)
+        self.redact = Redactor([admin_key, *(u.key() for u in config.upstreams.values())])
+        self.registry = Registry(config.records_dir, self.redact)
         self.prices = PriceTable(config.prices)
         self.session: aiohttp.ClientSession | None = None
 
@@ -116,7 +119,8 @@ class Gateway:
         (None, last error, retries) after every try failed.
         """
         assert self.session is not None
-        timeout = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=upstream.timeout_s)
+        total = None if stream else upstream.max_reply_s  # a stream's whole length is bounded in _stream
+        timeout = aiohttp.ClientTimeout(total=total, sock_connect=30, sock_read=upstream.timeout_s)
         max_retries = self.config.retry.max_retries
         last = ""
         for attempt in range(max_retries + 1):
@@ -136,7 +140,7 @@ class Gateway:
                 last = f"HTTP {resp.status}: {text[:500]}"
                 state.event("upstream-status", last, status=resp.status, retry=retry)
             except TimeoutError:
-                last = f"no reply within {upstream.timeout_s:.0f} s"
+                last = f"no reply within {upstream.timeout_s:g} s (or not all of it within {upstream.max_reply_s:g} s)"
                 state.event("upstream-timeout", last, retry=retry)
             except aiohttp.ClientError as exc:
                 last = f"{type(exc).__name__}: {exc}"
@@ -186,6 +190,24 @@ class Gateway:
             "stream": bool(body.get("stream")),
             "request": body,
         }
+        async with state.serial if state.budget.limited else contextlib.nullcontext():
+            return await self._forward(request, dialect, state, body, name, upstream_name, upstream_model, upstream,
+                                       route, entry)  # fmt: skip
+
+    async def _forward(
+        self,
+        request: web.Request,
+        dialect: Dialect,
+        state: AttemptState,
+        body: Json,
+        name: str,
+        upstream_name: str,
+        upstream_model: str,
+        upstream: UpstreamConfig,
+        route: Route,
+        entry: Json,
+    ) -> web.StreamResponse:
+        """Check the budget, send upstream, meter and answer one request."""
         refusal = state.over_budget()
         if refusal is not None:
             state.refused()
@@ -232,6 +254,8 @@ class Gateway:
         if resp.status >= 400 or not isinstance(parsed, dict):
             state.add_unanswered()
             message = upstream_error_message(parsed, data.decode(errors="replace"))
+            if resp.status < 400:  # a success status with a body that is no reply: the provider is broken
+                state.event("gave-up", f"HTTP {resp.status} with a body that is not a JSON reply: {message[:300]}")
             status = resp.status if resp.status >= 400 else 502
             self._finish(state, entry, status, t0, error=message, response=parsed)
             if route.translated or not isinstance(parsed, dict):
@@ -277,13 +301,18 @@ class Gateway:
         try:
             for frame in translator.start():
                 await out.write(frame)
-            async for event in iter_sse(resp.content.__aiter__()):
-                events += 1
-                for frame in held:
-                    await out.write(frame)
-                held = translator.feed(event)
+            async with asyncio.timeout(max(0.0, upstream.max_reply_s - (time.monotonic() - t0))):
+                async for event in iter_sse(resp.content.__aiter__()):
+                    events += 1
+                    for frame in held:
+                        await out.write(frame)
+                    held = translator.feed(event)
             held += translator.finish()
-        except (aiohttp.ClientError, TimeoutError) as exc:
+        except TimeoutError:
+            error = f"upstream stream still open after {upstream.max_reply_s:g} s ({events} events): cut off"
+            state.event("gave-up", error)
+            held.append(route.client.stream_error(error))
+        except (aiohttp.ClientError, ValueError) as exc:  # ValueError: a line longer than the reader's limit
             error = f"upstream stream broke after {events} events: {type(exc).__name__}: {exc}"
             state.event("gave-up", error)
             held.append(route.client.stream_error(error))

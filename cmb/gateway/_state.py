@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import secrets
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,13 +39,25 @@ def records_path(root: Path, attempt: str) -> Path:
 class AttemptState:
     """One token's attempt: counters guarded by a lock (the server thread and the runner both read them)."""
 
-    def __init__(self, attempt: str, token: str, model: str | None, budget: Budget, folder: Path) -> None:
+    def __init__(
+        self,
+        attempt: str,
+        token: str,
+        model: str | None,
+        budget: Budget,
+        folder: Path,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         self.attempt = attempt
         self.token = token
         self.model = model
         self.budget = budget
         self.folder = folder
+        self.redact = redact or (lambda text: text)
         self.lock = threading.Lock()
+        # Requests of a budgeted attempt go upstream one at a time, so concurrent requests cannot all pass the
+        # budget check before any is charged (the overrun stays under one request's cost).
+        self.serial = asyncio.Lock()
         self.counts = TokenCounts()
         self.requests = 0
         self.cost = 0.0
@@ -144,7 +158,7 @@ class AttemptState:
 
     def write(self, entry: dict[str, Any]) -> None:
         """Append one JSON line to the transcript (one write per line, so lines never interleave)."""
-        line = json.dumps({"at": now_iso(), **entry}, default=str) + "\n"
+        line = self.redact(json.dumps({"at": now_iso(), **entry}, default=str)) + "\n"
         with self.lock:
             self.folder.mkdir(parents=True, exist_ok=True)
             with self.transcript.open("a", encoding="utf-8") as f:
@@ -162,8 +176,9 @@ class AttemptState:
 class Registry:
     """Tokens issued to attempts. A token maps to exactly one attempt; re-issuing revokes the earlier one."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, redact: Callable[[str], str] | None = None) -> None:
         self.root = root
+        self.redact = redact
         self.lock = threading.Lock()
         self.by_token: dict[str, AttemptState] = {}
         self.by_attempt: dict[str, AttemptState] = {}
@@ -173,7 +188,9 @@ class Registry:
     ) -> AttemptState:
         """A fresh token (and fresh counters) for `attempt`."""
         token = TOKEN_PREFIX + secrets.token_urlsafe(24)
-        state = AttemptState(attempt, token, model, budget or Budget(), folder or records_path(self.root, attempt))
+        state = AttemptState(
+            attempt, token, model, budget or Budget(), folder or records_path(self.root, attempt), self.redact
+        )
         with self.lock:
             old = self.by_attempt.pop(attempt, None)
             if old is not None:

@@ -550,7 +550,8 @@ def _record(
 
 def _metered(options: RunOptions, key: RunKey, agent: Agent, state: _State) -> Usage | None:
     """The gateway's usage of the attempt; a meter that cannot answer for an agent of the gateway is infrastructure
-    (the attempt's model use would be lost)."""
+    (the attempt's model use would be lost).
+    """
     if options.usage_meter is None:
         return None
     try:

@@ -9,6 +9,9 @@ Each request consumes the next reply of the script, in order. A reply is a dict:
   finish_reason: str             default "tool_calls" with tool calls, else "stop"
   hang: float                    wait this many seconds before answering (an upstream that hangs)
   reset: bool                    drop the connection: before any byte, or after the first chunk of a stream
+  raw: str                       answer 200 with this body, as it is (garbage where a reply belongs)
+  forever: bool                  never finish: a stream sends a keep-alive comment every 50 ms, a plain reply
+                                 trickles one byte every 50 ms
 It also serves /v1/responses and /v1/messages natively (built from the same script) for pass-through tests, checks
 the provider key it was given, and keeps every request it received in `requests`.
 
@@ -101,6 +104,18 @@ def _split(text: str, n: int = 7) -> list[str]:
     return [text[i : i + n] for i in range(0, len(text), n)]
 
 
+async def _forever(request: web.Request, stream: bool) -> web.StreamResponse:
+    """A reply that never ends (until the client goes away)."""
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream" if stream else "application/json"})
+    await resp.prepare(request)
+    try:
+        while True:
+            await resp.write(b": keep-alive\n\n" if stream else b" ")
+            await asyncio.sleep(0.05)
+    except (ConnectionError, RuntimeError):
+        return resp
+
+
 def _drop(request: web.Request) -> None:
     """Abort the TCP connection (a reset, as a crashed provider or proxy leaves it)."""
     if request.transport is not None:
@@ -152,6 +167,10 @@ class ScriptedUpstream:
         model = str(body.get("model"))
         if reply.get("hang"):
             await asyncio.sleep(float(reply["hang"]))
+        if "raw" in reply:
+            return web.Response(text=str(reply["raw"]), content_type="application/json")
+        if reply.get("forever"):
+            return await _forever(request, bool(body.get("stream")))
         if reply.get("reset") and not body.get("stream"):
             _drop(request)
             return web.Response()
