@@ -549,8 +549,9 @@ def _record(
 
 
 def _metered(options: RunOptions, key: RunKey, agent: Agent, state: _State) -> Usage | None:
-    """The gateway's usage of the attempt; a meter that cannot answer for an agent of the gateway is infrastructure
-    (the attempt's model use would be lost).
+    """The gateway's usage of the attempt.
+
+    A meter that cannot answer for an agent of the gateway is infrastructure: the attempt's model use would be lost.
     """
     if options.usage_meter is None:
         return None
