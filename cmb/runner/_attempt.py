@@ -142,7 +142,9 @@ class _Context(AgentContext):
         seg = self.ring.new()
         self.put_files({f"key.{seg.id}": seg.key.hex()}, HARNESS_DIR)
         harness = self.paths.harness
-        full = ["python3", f"{harness}/_supervise.py", harness, seg.id, f"{budget:.1f}", cwd or self.paths.work, "--"]
+        reap = ["--reap"] if self.sandbox.exec_pid_namespace else []
+        full = ["python3", f"{harness}/_supervise.py", harness, seg.id, f"{budget:.1f}", cwd or self.paths.work]
+        full += [*reap, "--"]
         result = self.sandbox.exec(full + argv, timeout_s=budget + GRACE_S, env={**self.base_env, **(env or {})})
         stderr_lines = []
         for line in result.stderr.splitlines(keepends=True):
@@ -309,6 +311,7 @@ def run_attempt(
                 agent_seconds = time.monotonic() - t0
             killed = frozenset(ctx.killed)
             with state.phase("collect"):
+                sandbox.stop_processes()  # only what was written while the agent ran is graded
                 collected_dir = _collect(sandbox, entry, tmp, art.path, options, state)
                 log_text, heads_text = collect_log(sandbox, HARNESS_DIR, tmp)
                 for text in heads_text:

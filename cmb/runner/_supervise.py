@@ -364,6 +364,14 @@ def _dumpable() -> int:
         return -1
 
 
+def _kill_all_others() -> None:
+    """SIGKILL every process of this PID namespace that this one may signal (daemons that left its groups)."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def _kill_group(pgid: int, sig: int) -> None:
     try:
         os.killpg(pgid, sig)
@@ -372,9 +380,16 @@ def _kill_group(pgid: int, sig: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Usage: supervise.py HARNESS_DIR SEGMENT DEADLINE_S CWD -- COMMAND..."""
+    """Usage: supervise.py HARNESS_DIR SEGMENT DEADLINE_S CWD [--reap] -- COMMAND...
+
+    --reap: this exec has a PID namespace of its own; end every other process in it before returning, so that
+    nothing the agent started writes after the agent stopped.
+    """
+    reap = len(argv) > 4 and argv[4] == "--reap"
+    if reap:
+        argv = argv[:4] + argv[5:]
     if "--" not in argv or argv.index("--") != 4:
-        print("usage: supervise.py HARNESS_DIR SEGMENT DEADLINE_S CWD -- COMMAND...", file=sys.stderr)
+        print("usage: supervise.py HARNESS_DIR SEGMENT DEADLINE_S CWD [--reap] -- COMMAND...", file=sys.stderr)
         return 2
     harness, segment, deadline_s, cwd = Path(argv[0]).resolve(), argv[1], float(argv[2]), argv[3]
     command = argv[5:]
@@ -431,6 +446,8 @@ def main(argv: list[str]) -> int:
                 _kill_group(agent.pid, signal.SIGKILL)
                 rc = agent.wait()
         _kill_group(agent.pid, signal.SIGKILL)  # stragglers the agent left in its own group
+        if reap:
+            _kill_all_others()
         rc = rc if rc >= 0 else 128 - rc
     server.close()
     head = sup.finish(rc, timed_out, started)

@@ -70,6 +70,17 @@ class Sandbox(ABC):
         self.warnings: list[str] = []
         # False when the backend had to run without its isolation layer (the local backend without bubblewrap).
         self.isolated: bool = True
+        # True when each exec runs in its own PID namespace, gone when it returns (bubblewrap): then the supervisor
+        # of an exec may end every other process of it, and nothing outlives the exec.
+        self.exec_pid_namespace: bool = False
+
+    def stop_processes(self) -> None:
+        """End every process the agent left running, before its files are collected.
+
+        A backend whose processes outlive an exec (a container, a pod) kills them here, so that nothing written
+        after the agent stopped is graded; by default nothing outlives an exec.
+        """
+        return None
 
     @classmethod
     def configured(cls, settings: CmbSettings) -> type[Sandbox]:

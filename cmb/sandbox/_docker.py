@@ -298,6 +298,10 @@ class DockerSandbox(Sandbox):
         if r.exit_code != 0:
             raise SandboxError(f"workspace {self.spec.workdir} is not writable by uid 1000 in {self.spec.image}")
 
+    def stop_processes(self) -> None:
+        """Kill what the agent left running (as the sandbox user: the keeper, another user, stays)."""
+        self.exec(["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"], timeout_s=30)
+
     def teardown(self) -> None:
         """Remove the container, relay, network and volume of this sandbox (safe to call twice)."""
         remove_labelled(self.client, {f"{LABEL}.name": self.spec.name})

@@ -234,6 +234,10 @@ class KubernetesSandbox(Sandbox):
             raise SandboxError(f"Job {self.spec.name} cannot run: {value.reason}: {value.message}".rstrip(": "))
         self.pod_name = value["metadata"]["name"]
 
+    def stop_processes(self) -> None:
+        """Kill what the agent left running (as the sandbox user: the keeper, another user, stays)."""
+        self.exec(["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"], timeout_s=30)
+
     def teardown(self) -> None:
         """Delete the Job and its pods (background propagation); safe to call twice."""
         if self._watch is not None:

@@ -111,6 +111,7 @@ class LocalSandbox(Sandbox):
                 "(install the bubblewrap package; unprivileged use needs user namespaces)"
             )
         self.isolated = self.bwrap is not None
+        self.exec_pid_namespace = self.bwrap is not None  # bwrap --unshare-pid: one namespace per exec
         if self.cgroup is None:
             self._warn("no cgroup: memory is capped by RLIMIT_AS and processes by RLIMIT_NPROC (per user) only")
         if not self._is_root:

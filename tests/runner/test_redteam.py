@@ -4,65 +4,16 @@ right failure class, and the harness goes on running attempts afterwards."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from cmb.agents import ReplayAgent, Run, WriteFile, get_agent
-from cmb.catalog import Catalog, TaskEntry
-from cmb.models import Condition, FailureClass, ResourceProfile, RunKey, RunRecord
-from cmb.runner import RunOptions, artifacts_path, run_attempt
-from cmb.sandbox import get_backend
-from tests.sandbox._support import TcpServer, build_image, host_addresses, host_processes_matching, require_backend
-
-REPO = Path(__file__).resolve().parents[2]
-PROFILE = ResourceProfile(name="single", cpus=1, memory_gib=0.5, time_limit_s=30, pids=128, disk_gib=0.25)
-BACKENDS = [pytest.param("local", id="local"), pytest.param("docker", id="docker", marks=pytest.mark.docker)]
-OUTSIDE = "203.0.113.1"
-
-Attempt = Callable[..., RunRecord]
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return Catalog.load(REPO)
-
-
-@pytest.fixture(params=BACKENDS)
-def attempt(request: pytest.FixtureRequest, tmp_path: Path, catalog: Catalog) -> Attempt:
-    """attempt(steps or agent, task=..., **profile) -> RunRecord on the parametrised backend."""
-    backend = request.param
-    require_backend(backend)
-    image = build_image("slim") if backend == "docker" else "cmb-agent:slim"
-
-    def run(agent: object, task: str = "si-eos-analysis", trial: int = 0, **profile: object) -> RunRecord:
-        entry: TaskEntry = catalog.get(task)
-        if isinstance(agent, list):
-            agent = ReplayAgent(steps=agent)
-        opts = RunOptions(
-            home=tmp_path / "home",
-            image=image,
-            profiles={"single": PROFILE.model_copy(update=profile)},
-            collect_max_bytes=16 * 1024 * 1024,
-        )
-        k = RunKey(sweep="redteam", agent="red", task=task, condition=Condition.SF, trial=trial)
-        return run_attempt(k, entry, agent, get_backend(backend), opts)  # type: ignore[arg-type]
-
-    return run
-
-
-def _stdout(record: RunRecord, home: Path) -> str:
-    return (artifacts_path(home, record.key) / "stdout.txt").read_text()
-
-
-def _home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-def _not_the_agents_fault(record: RunRecord) -> None:
-    assert record.failure_class is not FailureClass.INFRASTRUCTURE, record.error
-    assert not record.passed
+from cmb.agents import Run, WriteFile, get_agent
+from cmb.catalog import Catalog
+from cmb.models import FailureClass
+from cmb.runner import artifacts_path
+from tests.runner.redteam_support import OUTSIDE, PROFILE, REPO, Attempt, home_of, not_the_agents_fault, stdout_of
+from tests.sandbox._support import TcpServer, host_addresses, host_processes_matching
 
 
 def test_reading_references_and_graders_by_any_path_finds_nothing(attempt: Attempt, tmp_path: Path) -> None:
@@ -75,7 +26,7 @@ def test_reading_references_and_graders_by_any_path_finds_nothing(attempt: Attem
         "ls /proc/1/root/ 2>&1 | head -3; echo done"
     )
     record = attempt([Run(shell=shell)])
-    out = _stdout(record, _home(tmp_path))
+    out = stdout_of(record, home_of(tmp_path))
     assert "done" in out
     assert "FOUND" not in out
     assert "5.47568" not in out and "numeric.scalar" not in out and "5.47568" in reference
@@ -99,7 +50,7 @@ def test_network_is_unreachable(attempt: Attempt, tmp_path: Path) -> None:
         record = attempt([Run(argv=["python3", "-c", script, *targets])])
     finally:
         server.close()
-    out = _stdout(record, _home(tmp_path))
+    out = stdout_of(record, home_of(tmp_path))
     assert "REACHED" not in out and out.count("blocked") == len(targets)
     assert f"blocked {OUTSIDE}:443 ENETUNREACH" in out  # no route out at all, not merely no answer
     assert server.hits == 0
@@ -114,10 +65,10 @@ def test_harness_environment_and_secrets_stay_outside(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-harness-real-key-0451")
     shell = "env; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n'; cat /proc/1/environ; echo done"
     record = attempt([Run(shell=shell)])
-    out = _stdout(record, _home(tmp_path))
+    out = stdout_of(record, home_of(tmp_path))
     assert "done" in out and "PATH=" in out
     assert "0451" not in out
-    _not_the_agents_fault(record)
+    not_the_agents_fault(record)
 
 
 def test_never_exiting_agent_hits_the_time_limit(attempt: Attempt, tmp_path: Path) -> None:
@@ -130,7 +81,7 @@ def test_never_exiting_agent_hits_the_time_limit(attempt: Attempt, tmp_path: Pat
 def test_fork_bomb_is_contained(attempt: Attempt, tmp_path: Path) -> None:
     bomb = "cmbbomb(){ cmbbomb | cmbbomb & }; cmbbomb"
     record = attempt([Run(argv=["bash", "-c", bomb])], time_limit_s=6, pids=64)
-    _not_the_agents_fault(record)
+    not_the_agents_fault(record)
     assert host_processes_matching("cmbbomb") == []
     again = attempt(get_agent("oracle"), trial=1)  # the harness (and the machine) carry on
     assert again.passed, again.audit_messages
@@ -138,17 +89,17 @@ def test_fork_bomb_is_contained(attempt: Attempt, tmp_path: Path) -> None:
 
 def test_filling_the_disk_is_stopped(attempt: Attempt, tmp_path: Path) -> None:
     record = attempt([Run(shell="dd if=/dev/zero of=big bs=1M count=4096 2>&1; echo dd-exit $?")], time_limit_s=30)
-    _not_the_agents_fault(record)
-    files = json.loads((artifacts_path(_home(tmp_path), record.key) / "files.json").read_text())
+    not_the_agents_fault(record)
+    files = json.loads((artifacts_path(home_of(tmp_path), record.key) / "files.json").read_text())
     assert all(f["bytes"] <= PROFILE.disk_gib * 2**30 for f in files)
 
 
 def test_exceeding_memory_is_contained(attempt: Attempt, tmp_path: Path) -> None:
     steps = [Run(argv=["python3", "-c", "b = bytearray(3 * 1024**3); print('allocated', len(b))"])]
     record = attempt(steps, memory_gib=0.25)
-    out = _stdout(record, _home(tmp_path))
+    out = stdout_of(record, home_of(tmp_path))
     assert "allocated" not in out
-    _not_the_agents_fault(record)
+    not_the_agents_fault(record)
     assert record.failure_class in (FailureClass.SOFTWARE, FailureClass.FORMAT)
 
 
@@ -157,9 +108,9 @@ def test_writing_outside_the_workspace_changes_nothing_on_the_host(attempt: Atte
                Path("/PWNED_BY_AGENT"), Path("/usr/PWNED_BY_AGENT")]  # fmt: skip
     shell = "; ".join(f"echo x > {t} 2>/dev/null" for t in targets) + "; echo x > ../../PWNED_BY_AGENT; echo done"
     record = attempt([Run(shell=shell)])
-    assert "done" in _stdout(record, _home(tmp_path))
+    assert "done" in stdout_of(record, home_of(tmp_path))
     assert [t for t in targets if t.exists()] == []
-    _not_the_agents_fault(record)
+    not_the_agents_fault(record)
 
 
 def test_forging_the_code_log_is_flagged_and_voids_a_correct_answer(
@@ -191,7 +142,7 @@ def test_forging_the_code_log_is_flagged_and_voids_a_correct_answer(
     )
     steps = [Run(argv=["python3", "-c", forge]), WriteFile(path="answer.json", content=json.dumps(answer))]
     record = attempt(steps, task="cu-eam-elastic")
-    out = _stdout(record, _home(tmp_path))
+    out = stdout_of(record, home_of(tmp_path))
     assert "keys left: []" in out
     assert record.raw_score == 1.0 and record.gated_score == 0.0 and not record.passed
     assert record.failure_class is FailureClass.SOFTWARE and record.exit_reason == "audit-failed"
