@@ -128,11 +128,19 @@ def parse_structure(text: str, name: str, fmt: StructureFormat = "auto", species
         raise SubmissionError(f"{name}: the structure has no atoms")
     if len(structure) > MAX_SITES:
         raise SubmissionError(f"{name}: {len(structure)} sites is over the {MAX_SITES}-site limit of this grader")
-    if not np.all(np.isfinite(structure.lattice.matrix)) or not np.all(np.isfinite(structure.frac_coords)):
-        raise SubmissionError(f"{name}: non-finite numbers in the cell or positions")
-    if not math.isfinite(structure.volume) or structure.volume < 1e-3:
-        raise SubmissionError(f"{name}: the cell has no volume (degenerate lattice vectors)")
+    problem = unusable_cell(structure)
+    if problem is not None:
+        raise SubmissionError(f"{name}: {problem}")
     return structure
+
+
+def unusable_cell(structure: Structure) -> str | None:
+    """Why a cell cannot be compared (spglib crashes the process on non-finite numbers), or None."""
+    if not np.all(np.isfinite(structure.lattice.matrix)) or not np.all(np.isfinite(structure.frac_coords)):
+        return "non-finite numbers in the cell or positions"
+    if not math.isfinite(structure.volume) or structure.volume < 1e-3:
+        return "the cell has no volume (degenerate lattice vectors)"
+    return None
 
 
 def _parse_poscar(text: str, name: str, species: list[str] | None) -> Structure:
@@ -358,6 +366,9 @@ def compare_structures(actual: Structure, expected: Structure, params: Structure
     def fail(msg: str) -> Outcome:
         return Outcome(False, msg, exp_desc, act_desc)
 
+    problem = unusable_cell(actual)
+    if problem is not None:  # structures built from an input's cards, not only parsed files, reach here
+        return fail(f"the submitted structure: {problem}")
     if not actual.is_ordered:
         return fail("the submitted structure has partial occupancies")
     if len(actual) > MAX_SITES:
@@ -468,6 +479,10 @@ def match(ctx: CheckContext[StructureMatchParams]) -> Outcome:
 def conventional_parameters(structure: Structure, symprec: float) -> tuple[dict[str, float], str]:
     """a, b, c, alpha, beta, gamma of the conventional standard cell, and the space-group symbol."""
     from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
+
+    problem = unusable_cell(structure)
+    if problem is not None:
+        raise SubmissionError(f"the structure: {problem}")
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # spglib's deprecation notices about its own error handling

@@ -197,5 +197,10 @@ def _tokens(path: str) -> list[str | int]:
 
 
 def is_finite_number(value: Any) -> bool:
-    """A real, finite number (bool excluded)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A real, finite number (bool excluded); an integer too large for a float is not one."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # a JSON integer of hundreds of digits
+        return False

@@ -171,3 +171,13 @@ def test_any_json_answer_gives_a_verdict(tmp_path, value):
         res = run_check(make_check(type_), Submission(root), make_reference(x=ref))
         assert isinstance(res.passed, bool)
         res.model_dump_json()  # always serialisable
+
+
+def test_fuzz_integer_too_large_for_a_float_is_a_failed_check(tmp_path):
+    """Found by bench/fuzz_graders.py: a 400-digit JSON integer raised OverflowError inside numeric and schema
+    checks (masked by the engine, never a check's own verdict)."""
+    from cmb.grading._submission import is_finite_number
+
+    assert not is_finite_number(10**400) and is_finite_number(10**300)
+    ok, msg = _grade_scalar(write_files(tmp_path, {"answer.json": '{"x": ' + "9" * 400 + "}"}))
+    assert not ok and "OverflowError" not in msg

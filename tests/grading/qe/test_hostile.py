@@ -102,3 +102,16 @@ def test_ecutrho_effective_value_property(ecutwfc, dual, give_rho, sep):
     text = SI.replace("  ecutwfc = 12.0\n", f"  {body}\n")
     got = effective(text, "system.ecutrho")
     assert got == pytest.approx(ecutwfc * dual if give_rho else 4 * ecutwfc)
+
+
+# -- regressions found by bench/fuzz_graders.py -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("position", ["1e999", "nan", "1e308 1e308 1e308", "1e300 -1e300 1e300"])
+def test_fuzz_nonfinite_positions_fail_the_structure_check_instead_of_crashing_spglib(tmp_path, position):
+    """A position whose Cartesian form overflows to inf reached spglib, which took the process down (SIGSEGV)."""
+    coords = position if " " in position else f"{position} 0.25 0.25"
+    text = SI.replace("Si 0.25 0.25 0.25", f"Si {coords}")
+    check = qe_check("qe.structure", params={"reference_file": "ref.in"})
+    res = grade_input(tmp_path, text, check, ref_files={"ref.in": SI})
+    assert not res.passed and res.message
