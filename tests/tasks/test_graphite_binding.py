@@ -44,17 +44,17 @@ def run_oracle(task: str, dest: Path) -> Path:
 
 
 def reference_answer(task: str) -> dict:
-    """An answer.json holding the reference value of every field a check targets."""
+    """An answer.json holding the reference value of every field a check of answer.json targets."""
     ref = reference_of(task)
     answer: dict = {}
     for check in grader_of(task).checks:
-        if check.reference is not None and check.target.field:
+        if check.reference is not None and check.target.field and check.target.file == "answer.json":
             answer[check.target.field] = ref.values[check.reference].value
     return answer
 
 
 def numeric_checks(task: str) -> list:
-    return [c for c in grader_of(task).checks if c.type == "numeric.scalar"]
+    return [c for c in grader_of(task).checks if c.type == "numeric.scalar" and c.target.file.endswith(".json")]
 
 
 def probe_tolerance_edges(task: str, base: dict, tmp: Path) -> None:
@@ -260,42 +260,125 @@ def test_c_scan_negative_binding_energy_convention_is_accepted(tmp_path):
 # --- graphite-binding-analysis (output analysis of staged pw.x runs) --------------------------------------------
 
 ANALYSIS = "graphite-binding-analysis"
+CURVE = "binding_curve.csv"
+CURVE_HEADER = "c_angstrom,Eb_d3_meV_per_atom,Eb_pbe_meV_per_atom"
 
 
 @pytest.fixture(scope="module")
-def analysis_oracle(tmp_path_factory) -> dict:
-    return read_answer(run_oracle(ANALYSIS, tmp_path_factory.mktemp("analysis-oracle")))
+def analysis_dir(tmp_path_factory) -> Path:
+    return run_oracle(ANALYSIS, tmp_path_factory.mktemp("analysis-oracle"))
 
 
-def test_analysis_oracle_passes(analysis_oracle, tmp_path):
-    report = grade_dir(ANALYSIS, write_answer(tmp_path, analysis_oracle))
+@pytest.fixture(scope="module")
+def analysis_oracle(analysis_dir) -> dict:
+    return read_answer(analysis_dir)
+
+
+def curve_rows(folder: Path) -> list[list[float]]:
+    lines = (folder / CURVE).read_text().splitlines()
+    assert lines[0] == CURVE_HEADER
+    return [[float(x) for x in line.split(",")] for line in lines[1:]]
+
+
+def grade_analysis(answer: dict, folder: Path, curve: list[list[float]] | None, base: Path) -> GradeReport:
+    """answer.json as given, and the binding curve of the oracle (or `curve`) beside it."""
+    write_answer(folder, answer)
+    if curve is None:
+        shutil.copyfile(base / CURVE, folder / CURVE)
+    else:
+        rows = "".join(",".join(f"{x:.5f}" for x in row) + "\n" for row in curve)
+        (folder / CURVE).write_text(CURVE_HEADER + "\n" + rows)
+    return grade_dir(ANALYSIS, folder)
+
+
+def test_analysis_oracle_passes(analysis_dir):
+    report = grade_dir(ANALYSIS, analysis_dir)
     assert report.passed, [c.message for c in report.checks if not c.passed]
 
 
-def test_analysis_tolerance_edges(analysis_oracle, tmp_path):
-    probe_tolerance_edges(ANALYSIS, analysis_oracle, tmp_path)
+def test_analysis_staged_runs_are_the_converged_curves():
+    ws = ROOT / "tasks" / STUDY / ANALYSIS / "workspace"
+    outs = sorted(ws.glob("*.out"))
+    assert len(outs) == 40
+    for out in outs:
+        text = out.read_text()
+        assert "JOB DONE" in text and "convergence has been achieved" in text
+        assert "kinetic-energy cutoff     =      60.0000  Ry" in text
+        assert ("DFT-D3 Dispersion" in text) == ("_d3" in out.name)
+
+
+def test_analysis_curve_matches_the_reference(analysis_dir):
+    rows = curve_rows(analysis_dir)
+    ref = reference_of(ANALYSIS).values
+    assert len(rows) == len(ref["curve_c_angstrom"].value) == 19
+    assert [r[0] for r in rows] == pytest.approx(ref["curve_c_angstrom"].value, abs=1e-4)
+    assert [r[1] for r in rows] == pytest.approx(ref["curve_eb_d3_meV_per_atom"].value, abs=1e-3)
+    assert [r[2] for r in rows] == pytest.approx(ref["curve_eb_pbe_meV_per_atom"].value, abs=1e-3)
+    # The physics of the curve: PBE-D3 binds with its minimum inside the grid, PBE is repulsive there.
+    d3 = [r[1] for r in rows]
+    assert 0 < d3.index(max(d3)) < len(d3) - 1
+    assert rows[d3.index(max(d3))][2] < 0
+
+
+def test_analysis_tolerance_edges(analysis_dir, analysis_oracle, tmp_path):
+    assert_tolerance_edges(
+        ANALYSIS,
+        analysis_oracle,
+        tmp_path,
+        checks=numeric_checks(ANALYSIS),
+        reference=reference_of(ANALYSIS),
+        grade_answer=lambda task, answer, folder: grade_analysis(answer, folder, None, analysis_dir),
+    )
 
 
 @pytest.mark.parametrize(
     ("changes", "failing"),
     [
-        ({"pbe_E_b_at_c_eq_meV_per_atom": 4.05, "pbe_binds_at_c_eq": True}, {"pbe-e-b", "pbe-binds"}),  # PBE dip
+        ({"pbe_E_b_at_c_eq_meV_per_atom": 3.575, "pbe_binds_at_c_eq": True}, {"pbe-e-b", "pbe-binds"}),  # 8.0 A
         ({"pbe_binds_at_c_eq": True}, {"pbe-binds"}),
-        ({"c_eq_angstrom": 8.27}, {"c-eq"}),  # the plain-PBE minimum
-        ({"c_eq_angstrom": 3.49}, {"c-eq"}),  # interlayer distance
+        ({"c_eq_angstrom": 8.0}, {"c-eq"}),  # where plain PBE binds most on this grid
+        ({"c_eq_angstrom": 3.50}, {"c-eq"}),  # interlayer distance
+        ({"E_b_meV_per_atom": 49.0}, {"e-b"}),  # a PBE-D3 binding energy quoted from the literature
+        ({"E_b_meV_per_atom": 78.35}, {"e-b"}),  # PBE-D3 graphite against the plain-PBE layer
     ],
 )
-def test_analysis_trap_fails_its_check(analysis_oracle, changes, failing, tmp_path):
-    assert failed(grade_dir(ANALYSIS, write_answer(tmp_path, {**analysis_oracle, **changes}))) == failing
+def test_analysis_trap_fails_its_check(analysis_dir, analysis_oracle, changes, failing, tmp_path):
+    report = grade_analysis({**analysis_oracle, **changes}, tmp_path, None, analysis_dir)
+    assert failed(report) == failing
 
 
 @pytest.mark.parametrize(
     ("field", "factor", "check"),
     [("E_b_meV_per_atom", 4, "e-b"), ("E_b_meV_per_atom", 2, "e-b"), ("C33_GPa", 0.25, "c33"), ("C33_GPa", 4, "c33")],
 )
-def test_analysis_normalisation_errors_fail(analysis_oracle, field, factor, check, tmp_path):
+def test_analysis_normalisation_errors_fail(analysis_dir, analysis_oracle, field, factor, check, tmp_path):
     answer = {**analysis_oracle, field: analysis_oracle[field] * factor}
-    assert failed(grade_dir(ANALYSIS, write_answer(tmp_path, answer))) == {check}
+    assert failed(grade_analysis(answer, tmp_path, None, analysis_dir)) == {check}
+
+
+@pytest.mark.parametrize(
+    ("transform", "failing"),
+    [
+        (lambda c, d3, pbe: (c / 0.529177210903, d3, pbe), {"curve-c"}),  # c left in bohr
+        (lambda c, d3, pbe: (c / 2, d3, pbe), {"curve-c"}),  # interlayer distance
+        (lambda c, d3, pbe: (c, 4 * d3, 4 * pbe), {"curve-eb-d3", "curve-eb-pbe"}),  # per four-atom cell
+        (lambda c, d3, pbe: (c, -d3, pbe), {"curve-eb-d3"}),  # graphite minus layers, against the stated sign
+        (lambda c, d3, pbe: (c, d3 + 35.5, pbe), {"curve-eb-d3"}),  # PBE-D3 graphite against the plain-PBE layer
+        (lambda c, d3, pbe: (c, d3, pbe - 35.5), {"curve-eb-pbe"}),  # plain-PBE graphite against the D3 layer
+        (lambda c, d3, pbe: (c, d3 + 0.06, pbe), {"curve-eb-d3"}),  # just outside the 0.05 meV/atom tolerance
+        (lambda c, d3, pbe: (c, d3 + 0.04, pbe - 0.04), set()),  # just inside
+    ],
+    ids=["bohr", "c-over-2", "per-cell", "sign", "d3-vs-pbe-layer", "pbe-vs-d3-layer", "outside", "inside"],
+)
+def test_analysis_curve_trap_fails_its_check(analysis_dir, analysis_oracle, transform, failing, tmp_path):
+    rows = [list(transform(*r)) for r in curve_rows(analysis_dir)]
+    assert failed(grade_analysis(analysis_oracle, tmp_path, rows, analysis_dir)) == failing
+
+
+def test_analysis_curve_with_fewer_rows_fails(analysis_dir, analysis_oracle, tmp_path):
+    rows = curve_rows(analysis_dir)[:15]
+    report = grade_analysis(analysis_oracle, tmp_path, rows, analysis_dir)
+    assert {"curve-table", "curve-c", "curve-eb-d3", "curve-eb-pbe"} <= failed(report)
 
 
 # --- graphite-vasp-relax-inputs (input preparation, VASP) -------------------------------------------------------

@@ -213,6 +213,79 @@ def test_si_eos_prompt_gives_no_grid_centre_inside_the_a0_tolerance():
             assert "around the experimental 5.431 Å" in text
 
 
+# ------------------------------------------------------------------------------------------------ si-eos-analysis
+
+EOS_AN = reference_answer("si-eos-analysis")
+EOS_AN_OUTS = sorted((entry("si-eos-analysis").dir / "workspace").glob("scf_*.out"))
+
+
+def _eos_an_points(line: str) -> tuple[list[float], list[float]]:
+    """V (A^3/atom) and E (eV/atom) of the staged runs, the energy from the final `!!` or the first `!` line."""
+    vols, ens = [], []
+    for out in EOS_AN_OUTS:
+        text = out.read_text()
+        vol = float(re.search(r"unit-cell volume\s*=\s*([\d.]+)", text).group(1))
+        pattern = r"^!!\s+total energy\s*=\s*(-?[\d.]+)" if line == "!!" else r"^!\s+total energy\s*=\s*(-?[\d.]+)"
+        found = re.findall(pattern, text, re.M)
+        vols.append(vol * 0.529177210903**3 / 2)
+        ens.append(float(found[-1] if line == "!!" else found[0]) * 13.605693122994 / 2)
+    return vols, ens
+
+
+def _bm3(vols: list[float], ens: list[float]) -> dict[str, float]:
+    import numpy as np
+
+    x = np.array(vols) ** (-2 / 3)
+    c = np.polyfit(x, ens, 3)
+    d2 = np.polyder(c, 2)
+    x0 = next(r.real for r in np.roots(np.polyder(c)) if abs(r.imag) < 1e-12 and np.polyval(d2, r.real) > 0)
+    v0 = x0**-1.5
+    return {
+        "a0_angstrom": (8 * v0) ** (1 / 3),
+        "B0_GPa": 4 / 9 * x0**3.5 * np.polyval(d2, x0) * 160.21766208,
+        "V0_per_atom_A3": v0,
+        "E0_eV_per_atom": float(np.polyval(c, x0)),
+    }
+
+
+def test_si_eos_analysis_staged_runs_are_converged_pbe0():
+    assert len(EOS_AN_OUTS) == 7
+    for out in EOS_AN_OUTS:
+        text = out.read_text()
+        assert "Exchange-correlation= PBE0" in text
+        assert "EXX self-consistency reached" in text
+        assert "JOB DONE" in text
+        assert len(re.findall(r"^!!\s+total energy", text, re.M)) == 1
+
+
+def test_si_eos_analysis_reference_is_the_bm3_fit_of_the_final_energies(tmp_path):
+    fit = _bm3(*_eos_an_points("!!"))
+    assert fit["a0_angstrom"] == pytest.approx(EOS_AN["a0_angstrom"], abs=2e-5)
+    assert fit["B0_GPa"] == pytest.approx(EOS_AN["B0_GPa"], abs=0.01)
+    assert fit["E0_eV_per_atom"] == pytest.approx(EOS_AN["E0_eV_per_atom"], abs=1e-5)
+    assert grade_answer("si-eos-analysis", fit, tmp_path).passed
+
+
+def test_si_eos_analysis_pbe_start_energies_fail_every_check(tmp_path):
+    # The first `!` line of a hybrid run is its plain-PBE start: its EOS is the PBE one, 0.57% longer and 10% softer.
+    fit = _bm3(*_eos_an_points("!"))
+    assert fit["a0_angstrom"] / EOS_AN["a0_angstrom"] - 1 == pytest.approx(0.0057, abs=0.0005)
+    assert failed(grade_answer("si-eos-analysis", fit, tmp_path)) == {"a0", "b0", "v0", "e0"}
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({"a0_angstrom": 5.433, "V0_per_atom_A3": 20.05, "B0_GPa": 99.0, "E0_eV_per_atom": -107.8}, {"a0", "v0", "e0"}),
+        ({"E0_eV_per_atom": -107.8}, {"e0"}),  # a recalled total energy: only e0 must catch it
+        ({"a0_angstrom": 1.002 * EOS_AN["a0_angstrom"] + 1e-4}, {"a0"}),  # just outside 0.2%
+    ],
+    ids=["recall", "recalled-energy", "a0-edge"],
+)
+def test_si_eos_analysis_trap_fails_its_check(change, failing, tmp_path):
+    assert failed(grade_answer("si-eos-analysis", EOS_AN | change, tmp_path)) == failing
+
+
 # ------------------------------------------------------------------------------------------------ si-dfpt-phonons
 
 DFPT = reference_answer("si-dfpt-phonons")

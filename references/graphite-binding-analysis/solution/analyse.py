@@ -1,10 +1,11 @@
-"""Analyse the 32 staged pw.x outputs of graphite-binding-analysis and write answer.json (numpy only).
+"""Analyse the 40 staged pw.x outputs of graphite-binding-analysis; write binding_curve.csv and answer.json (numpy).
 
 c is taken from the third lattice vector a(3) (in units of alat) times alat; energies per atom from the '!' line
 and the atom count. E_b(c) = E_layer/atom - E_bulk(c)/atom for each functional against its own layer. c_eq, E_b
 and the curvature come from a cubic least-squares fit of the PBE-D3 points within 0.5 A of the lowest one;
 C33 = (c_eq/A) d2E_cell/dc2 with A = (sqrt 3 / 2) a^2. The PBE binding energy at c_eq is read from a parabola
-through the three PBE points nearest to c_eq.
+through the three PBE points nearest to c_eq. The binding curves of both functionals, one row per bulk run in
+order of c, go to binding_curve.csv.
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ def main() -> None:
     curvature_cell = np.polyval(d2, x0) * 4 / 1000  # eV/A^2 for the four-atom cell
     c33 = c_eq / (np.sqrt(3) / 2 * a * a) * curvature_cell * EV_A3_GPA
     cp, ebp, _ = curve("pbe")
+    if not np.allclose(c, cp, atol=1e-6):
+        raise SystemExit("the PBE and PBE-D3 runs are not at the same stacking periods")
+    rows = "".join(f"{ci:.5f},{e1:.4f},{e2:.4f}\n" for ci, e1, e2 in zip(c, eb, ebp, strict=True))
+    Path("binding_curve.csv").write_text("c_angstrom,Eb_d3_meV_per_atom,Eb_pbe_meV_per_atom\n" + rows)
     near = np.argsort(np.abs(cp - c_eq))[:3]
     eb_pbe = float(np.polyval(np.polyfit(cp[near], ebp[near], 2), c_eq))
     answer = {
