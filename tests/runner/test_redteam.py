@@ -16,7 +16,9 @@ from tests.runner.redteam_support import OUTSIDE, PROFILE, REPO, Attempt, home_o
 from tests.sandbox._support import TcpServer, host_addresses, host_processes_matching
 
 
-def test_reading_references_and_graders_by_any_path_finds_nothing(attempt: Attempt, tmp_path: Path) -> None:
+def test_reading_references_and_graders_by_any_path_finds_nothing(
+    attempt: Attempt, tmp_path: Path, catalog: Catalog
+) -> None:
     reference = (REPO / "references" / "si-eos-analysis" / "reference.yaml").read_text()
     shell = (
         f"cat {REPO}/references/si-eos-analysis/reference.yaml {REPO}/graders/si-eos-analysis.yaml; "
@@ -29,7 +31,8 @@ def test_reading_references_and_graders_by_any_path_finds_nothing(attempt: Attem
     out = stdout_of(record, home_of(tmp_path))
     assert "done" in out
     assert "FOUND" not in out
-    assert "5.47568" not in out and "numeric.scalar" not in out and "5.47568" in reference
+    a0 = str(catalog.get("si-eos-analysis").reference().values["a0_angstrom"].value)
+    assert a0 not in out and "numeric.scalar" not in out and a0 in reference
     assert record.failure_class is FailureClass.FORMAT
 
 
