@@ -1,6 +1,7 @@
 """Study bas-isotope-dielectric (zinc-blende BAs in LDA): traps of the inputs, physics of the references, oracles.
 
 Tasks: bas-supercell-force-inputs (input preparation, pw.x on a phonopy-displaced 64-atom supercell),
+bas-harmonic-force-constants (output analysis of the precomputed supercell forces with phonopy),
 bas-dielectric-dfpt-inputs (input preparation, pw.x + ph.x at Gamma with the electric field) and
 bas-born-charges-dielectric (output analysis of the precomputed ph.x run). The fairness cases, the recall
 baseline and the tolerance edges on the oracle's answer run in the gate tests; this module adds the study's own
@@ -37,13 +38,15 @@ STUDY = "bas-isotope-dielectric"
 SCI = "bas-supercell-force-inputs"
 DFPT = "bas-dielectric-dfpt-inputs"
 BCD = "bas-born-charges-dielectric"
-ALL = [SCI, DFPT, BCD]
+HFC = "bas-harmonic-force-constants"
+ALL = [SCI, HFC, DFPT, BCD]
 HAS_PHONOPY = importlib.util.find_spec("phonopy") is not None and shutil.which("phonopy-init") is not None
 HAS_DYNMAT = shutil.which("dynmat.x") is not None
 NEEDS = {
     SCI: [pytest.mark.skipif(not HAS_PHONOPY, reason="phonopy not installed")],
     DFPT: [],
     BCD: [pytest.mark.skipif(not HAS_DYNMAT, reason="Quantum ESPRESSO dynmat.x not installed")],
+    HFC: [pytest.mark.skipif(not HAS_PHONOPY, reason="phonopy not installed")],
 }
 WITH_ORACLE = [pytest.param(t, marks=NEEDS[t]) for t in ALL]
 
@@ -87,8 +90,10 @@ def test_study_graph_holds_every_task():
     assert sorted(listed) == sorted(ALL)
     steps = {s["id"]: s for s in study["steps"]}
     assert steps["dielectric-response"]["precomputed"]["reproduce"] == BCD
-    cost = yaml.safe_load((ROOT / "references" / BCD / "reproduce" / "cost.yaml").read_text())
-    assert cost["core_minutes"] >= 10
+    assert steps["harmonic-force-constants"]["precomputed"]["reproduce"] == HFC
+    for task in (BCD, HFC):
+        cost = yaml.safe_load((ROOT / "references" / task / "reproduce" / "cost.yaml").read_text())
+        assert cost["core_minutes"] >= 10
 
 
 # ------------------------------------------------------------------------------------------------ supercell inputs
@@ -198,3 +203,29 @@ def test_bcd_ph_out_tto_as_lo_fails(oracle_dirs, tmp_path):
     for iso in ("11B", "10B"):
         ans[iso]["omega_LO_cm1"] = ans[iso]["omega_TO_cm1"]
     assert failed(grade_answer(BCD, ans, tmp_path)) == {"lo-11", "lo-10"}
+
+
+# ------------------------------------------------------------------------------------------------ harmonic phonons
+
+
+def test_hfc_reference_values_pass_and_hold_at_their_tolerance_edges(tmp_path):
+    assert grade_answer(HFC, reference_answer(HFC), tmp_path / "ref").passed
+    assert_tolerance_edges(HFC, reference_answer(HFC), tmp_path)
+
+
+def test_hfc_supercell_phonons_agree_with_dfpt_at_gamma():
+    """Finite displacements and DFPT are two routes to the same Gamma phonons: TO within 1%, the same LO-TO."""
+    fd, dfpt = reference_answer(HFC), reference_answer(BCD)["11B"]
+    assert fd["gamma_TO_cm1"] == pytest.approx(dfpt["omega_TO_cm1"], rel=0.01)
+    split_fd = fd["gamma_LO_cm1"] - fd["gamma_TO_cm1"]
+    split_dfpt = dfpt["omega_LO_cm1"] - dfpt["omega_TO_cm1"]
+    assert split_fd == pytest.approx(split_dfpt, abs=0.3)
+    assert split_fd > 1.5  # larger than the gamma-lo tolerance: LO = TO fails
+
+
+def test_hfc_branches_are_ordered_and_gapped():
+    ans = reference_answer(HFC)
+    for key in ("X_cm1", "L_cm1"):
+        assert ans[key] == sorted(ans[key]) and len(ans[key]) == 6
+        assert ans[key][3] - ans[key][2] >= ans["acoustic_optical_gap_cm1"] - 1e-6
+    assert ans["gamma_TO_THz"] * 33.35641 == pytest.approx(ans["gamma_TO_cm1"], rel=1e-4)
