@@ -49,6 +49,7 @@ _FAMILY_MODULES = {
     "qe": "cmb.grading.qe",
     "lammps": "cmb.grading.lammps",
     "vampire": "cmb.grading.vampire",
+    "phx": "cmb.grading.phx",
 }
 FAMILIES = tuple(_FAMILY_MODULES)
 
