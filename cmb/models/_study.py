@@ -13,7 +13,7 @@ from cmb.models._task import _check_id
 class Citation(CmbModel):
     """The published study a cmb study follows."""
 
-    authors: str = Field(min_length=3, description="Authors as cited, e.g. 'Kim, Lee and Park' or 'Kim et al.'")
+    authors: str = Field(min_length=2, description="Authors as cited, e.g. 'Kim, Lee and Park' or 'Kim et al.'")
     title: str | None = Field(default=None, description="Title of the article, where known")
     journal: str = Field(min_length=3, description="Journal, e.g. 'Phys. Rev. B'")
     year: int = Field(ge=1900, le=2100, description="Year of publication")

@@ -81,7 +81,9 @@ def species_element(sp: Species) -> str | None:
 
 
 def _number(value: Any) -> str:
-    return repr(float(value))
+    # Fixed point: qe-tools reads "1e-16" as nothing and "1.0e-16" as 1.0 (it drops exponents), and a phonopy
+    # supercell's rounding noise comes out of repr() in exactly that form. 15 decimals are far below any tolerance.
+    return f"{float(value):.15f}"
 
 
 def _cell_text(pw: PwInput) -> str:

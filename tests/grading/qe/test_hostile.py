@@ -115,3 +115,19 @@ def test_fuzz_nonfinite_positions_fail_the_structure_check_instead_of_crashing_s
     check = qe_check("qe.structure", params={"reference_file": "ref.in"})
     res = grade_input(tmp_path, text, check, ref_files={"ref.in": SI})
     assert not res.passed and res.message
+
+
+@pytest.mark.parametrize("noise", ["-1e-16", "1.0e-16", "2.5E-05", "-3.0d-12"])
+def test_cell_entries_in_exponent_form_keep_their_value(noise):
+    """repr() wrote rounding noise as -1e-16, which qe-tools reads as nothing (or, as 1.0e-16, as 1.0): a phonopy
+    supercell was refused or given a wrong cell."""
+    from cmb.grading.qe import parse_pw_input, pw_cell
+
+    text = (
+        "&control\n/\n&system\n  ibrav = 0, nat = 1, ntyp = 1, ecutwfc = 20\n/\n&electrons\n/\n"
+        "ATOMIC_SPECIES\nSi 28.086 Si.pz-vbc.UPF\nATOMIC_POSITIONS crystal\nSi 0 0 0\n"
+        f"CELL_PARAMETERS angstrom\n5.43 0.0 {noise}\n0.0 5.43 0.0\n0.0 0.0 5.43\nK_POINTS gamma\n"
+    )
+    cell = pw_cell(parse_pw_input(text, "pw.in"))
+    expected = float(noise.lower().replace("d", "e"))
+    assert abs(cell[0][2] - expected) < 1e-12 and abs(cell[0][0] - 5.43) < 1e-12
