@@ -167,7 +167,9 @@ def test_hostile_input_is_bounded():
         parse_ph_input("t\n&inputph\n prefix='bas\n/\n0 0 0\n")
 
 
-SCF_SPECIES = SCF.replace("&electrons\n/\n", "&electrons\n/\nATOMIC_SPECIES\nB 11.0093 B.pz-vbc.UPF\nAs 74.9216 As.pz-bhs.UPF\n")
+SCF_SPECIES = SCF.replace(
+    "&electrons\n/\n", "&electrons\n/\nATOMIC_SPECIES\nB 11.0093 B.pz-vbc.UPF\nAs 74.9216 As.pz-bhs.UPF\n"
+)
 
 
 def test_masses_check(tmp_path):

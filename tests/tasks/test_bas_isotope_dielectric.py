@@ -154,7 +154,8 @@ def test_dfpt_ph_outdir_default_is_not_the_ground_state(oracle_dirs, tmp_path):
 
 def test_dfpt_quick_k_test_settings_fail(oracle_dirs, tmp_path):
     """trans = .false. is the quick setting of the k-point series: no phonons."""
-    report = _edited(DFPT, oracle_dirs, tmp_path, "ph.in", "  epsil = .true.\n", "  epsil = .true.\n  trans = .false.\n")
+    quick = "  epsil = .true.\n  trans = .false.\n"
+    report = _edited(DFPT, oracle_dirs, tmp_path, "ph.in", "  epsil = .true.\n", quick)
     assert failed(report) == {"phonons"}
 
 

@@ -86,13 +86,13 @@ def param(ctx: CheckContext[ParamParams]) -> Outcome:
         return Outcome(False, f"{shown}: the input must set it explicitly", actual=eff.value)
     if p.any_of is not None and not any(_same(eff.value, a) for a in p.any_of):
         return Outcome(False, f"{shown}: not one of {p.any_of}", expected=p.any_of, actual=eff.value)
-    for bound, ok in ((p.min, lambda v, b: v >= b), (p.max, lambda v, b: v <= b)):
+    for bound, word in ((p.min, "at least"), (p.max, "at most")):
         if bound is None:
             continue
         if isinstance(eff.value, bool) or not isinstance(eff.value, int | float):
             return Outcome(False, f"{shown}: not a number to compare with {bound}", actual=eff.value)
-        if not ok(float(eff.value), bound):
-            word = "at least" if bound is p.min else "at most"
+        value = float(eff.value)
+        if (value < bound) if word == "at least" else (value > bound):
             return Outcome(False, f"{shown}: must be {word} {bound:g}", expected=bound, actual=eff.value)
     return Outcome(True, shown, actual=eff.value)
 

@@ -347,7 +347,7 @@ def parse_ph_input(text: str) -> PhInput:
 
 
 def pw_control(text: str) -> dict[str, str]:
-    """prefix and outdir of a pw.x input's &control namelist, its defaults applied (strings as written)."""
+    """The prefix and outdir of a pw.x input's &control namelist, its defaults applied (strings as written)."""
     lines = text.splitlines()
     if len(lines) > MAX_LINES * 10:
         raise PhInputError("the pw.x input is too long for this grader")
