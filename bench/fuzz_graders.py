@@ -46,6 +46,7 @@ from cmb.models import Condition, Kind  # noqa: E402
 CURRENT: Path | None = Path(os.environ["CMB_FUZZ_CURRENT"]) if os.environ.get("CMB_FUZZ_CURRENT") else None
 TIME_LIMIT_S = 1.0
 MEMORY_EVERY = 5  # one case in five runs under tracemalloc for its peak allocation
+ADDRESS_SPACE_B = 6 * 2**30  # per fuzzing process (the interpreter with numpy, scipy and pymatgen maps about 2 GiB)
 MEMORY_LIMIT_B = 256 * 2**20
 
 # Tokens of the input languages the graders read, and numbers and shapes that break parsers.
@@ -267,9 +268,7 @@ def _extreme_number(rng: random.Random, line: str) -> str:
 def run_hypothesis_jobs(targets: list[Target], cases: int, seed: int, jobs: int) -> dict[str, Any]:
     """The hypothesis cases split over `jobs` forked processes (each with its own seed); their summaries merged."""
     if jobs <= 1:
-        stats = Stats()
-        run_hypothesis(targets, cases, seed, stats)
-        return summary(stats, "hypothesis")
+        return _hypothesis_part(targets, cases, seed)
     import multiprocessing
 
     shares = [cases // jobs + (k < cases % jobs) for k in range(jobs)]
@@ -278,7 +277,20 @@ def run_hypothesis_jobs(targets: list[Target], cases: int, seed: int, jobs: int)
     return merge(parts)
 
 
+def cap_memory() -> None:
+    """Cap this process's address space: a grader that allocates without bound raises MemoryError (a crash the run
+    records, with its case) instead of bringing the out-of-memory killer to the machine."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_B, hard))
+
+
 def _hypothesis_part(targets: list[Target], cases: int, seed: int) -> dict[str, Any]:
+    global CURRENT
+    cap_memory()
+    if CURRENT is not None:
+        CURRENT = CURRENT.with_name(f"{CURRENT.name}.{seed}")
     stats = Stats()
     run_hypothesis(targets, cases, seed, stats)
     return summary(stats, "hypothesis")
@@ -347,6 +359,7 @@ def atheris_child(stats_path: Path, seed: int, argv: list[str]) -> None:
     import atheris
 
     atheris.instrument_all()  # the graders are imported already: instrument every loaded function for coverage
+    cap_memory()
     targets = seed_targets(Catalog.load(REPO), oracles=False)
     pairs = [(t, name) for t in targets for name in t.files]
     stats = Stats()
