@@ -40,12 +40,13 @@ from cmb.catalog import Catalog, TaskEntry, stage_bundle  # noqa: E402
 from cmb.catalog._verify import run_solution  # noqa: E402
 from cmb.grading import REGISTRY, GraderConfigError, grade  # noqa: E402
 from cmb.grading._registry import Registry  # noqa: E402
-from cmb.grading._submission import SubmissionError  # noqa: E402
+from cmb.grading._submission import MAX_FILE_BYTES, SubmissionError  # noqa: E402
 from cmb.models import Condition, Kind  # noqa: E402
 
 CURRENT: Path | None = Path(os.environ["CMB_FUZZ_CURRENT"]) if os.environ.get("CMB_FUZZ_CURRENT") else None
 TIME_LIMIT_S = 1.0
 MEMORY_EVERY = 5  # one case in five runs under tracemalloc for its peak allocation
+MAX_MUTANT_CHARS = 2 * MAX_FILE_BYTES  # mutants past the graders' file limit test one refusal only
 ADDRESS_SPACE_B = 6 * 2**30  # per fuzzing process (the interpreter with numpy, scipy and pymatgen maps about 2 GiB)
 MEMORY_LIMIT_B = 256 * 2**20
 
@@ -223,8 +224,11 @@ def mutate(rng: random.Random, seed: bytes, family: str, donors: list[bytes]) ->
         elif op == 2:  # delete lines
             del lines[i : i + rng.randint(1, 5)]
             lines = lines or [""]
-        elif op == 3:  # repeat a line many times
-            lines[i : i + 1] = [lines[i]] * rng.choice([2, 100, 10_000])
+        elif op == 3:  # repeat a line many times (the whole file kept under the graders' size limit and a bit)
+            times = rng.choice([2, 100, 10_000])
+            size = sum(len(x) for x in lines)
+            times = max(1, min(times, (MAX_MUTANT_CHARS - size) // max(1, len(lines[i]))))
+            lines[i : i + 1] = [lines[i]] * times
         elif op == 4:  # a hostile line
             lines.insert(i, rng.choice(HOSTILE_LINES) + "\n")
         elif op == 5:  # a number made extreme
@@ -244,7 +248,7 @@ def mutate(rng: random.Random, seed: bytes, family: str, donors: list[bytes]) ->
         else:  # nesting
             depth = rng.choice([10, 1000, 100_000])
             lines.insert(i, rng.choice(["[", "{", "(", "&system\n", "if a then \"", "${"]) * depth + "\n")
-    out = "".join(lines).encode("utf-8", errors="surrogateescape")
+    out = "".join(lines).encode("utf-8", errors="surrogateescape")[: MAX_MUTANT_CHARS * 2]
     if rng.random() < 0.05:  # raw byte damage
         buf = bytearray(out)
         for _ in range(rng.randint(1, 16)):
