@@ -115,17 +115,10 @@ class Submission:
     def read_csv_column(self, rel: str, column: str) -> list[float]:
         """Read one numeric column of a CSV file with a header row."""
         text = self.read_text(rel)
-        reader = csv.DictReader(io.StringIO(text))
-        if reader.fieldnames is None or column not in [f.strip() for f in reader.fieldnames]:
-            raise SubmissionError(f"{rel}: no column {column!r} (columns: {reader.fieldnames})")
-        values: list[float] = []
-        for n, row in enumerate(reader, start=2):
-            cell = {k.strip(): v for k, v in row.items() if k is not None}.get(column)
-            try:
-                values.append(float(cell))  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                raise SubmissionError(f"{rel}:{n}: {cell!r} in column {column!r} is not a number") from None
-        return values
+        try:
+            return _csv_column(rel, text, column)
+        except csv.Error as exc:  # e.g. a field over the csv module's 128 KiB limit
+            raise SubmissionError(f"{rel}: not readable as CSV ({exc})") from None
 
     def read_hdf5_dataset(self, rel: str, dataset: str) -> Any:
         """Read one dataset of an HDF5 file (size-limited, opened from memory, never from a link)."""
@@ -194,6 +187,20 @@ def _tokens(path: str) -> list[str | int]:
             tokens.append(int(index))
             rest = rest.lstrip("[")
     return tokens
+
+
+def _csv_column(rel: str, text: str, column: str) -> list[float]:
+    reader = csv.DictReader(io.StringIO(text))
+    if reader.fieldnames is None or column not in [f.strip() for f in reader.fieldnames]:
+        raise SubmissionError(f"{rel}: no column {column!r} (columns: {reader.fieldnames})")
+    values: list[float] = []
+    for n, row in enumerate(reader, start=2):
+        cell = {k.strip(): v for k, v in row.items() if k is not None}.get(column)
+        try:
+            values.append(float(cell))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise SubmissionError(f"{rel}:{n}: {cell!r} in column {column!r} is not a number") from None
+    return values
 
 
 def is_finite_number(value: Any) -> bool:

@@ -181,3 +181,12 @@ def test_fuzz_integer_too_large_for_a_float_is_a_failed_check(tmp_path):
     assert not is_finite_number(10**400) and is_finite_number(10**300)
     ok, msg = _grade_scalar(write_files(tmp_path, {"answer.json": '{"x": ' + "9" * 400 + "}"}))
     assert not ok and "OverflowError" not in msg
+
+
+def test_fuzz_csv_field_over_the_csv_module_limit_is_a_failed_check(tmp_path):
+    """Found by bench/fuzz_graders.py: csv.Error (a field over 128 KiB) escaped the CSV checks."""
+    from cmb.grading._submission import SubmissionError
+
+    root = write_files(tmp_path, {"t.csv": "c,e\n" + "1" * 200_000 + ",2\n"})
+    with pytest.raises(SubmissionError, match="not readable as CSV"):
+        Submission(root).read_csv_column("t.csv", "c")

@@ -24,7 +24,7 @@ from cmb.grading.lammps._lookup import (
     lookup,
     select_fixes,
 )
-from cmb.grading.lammps._state import Absent, Fix, Script, Stage, Unknown, parse_number
+from cmb.grading.lammps._state import Absent, Fix, Script, Stage, Stop, Unknown, parse_number
 from cmb.grading.settings import Effective, Origin
 from cmb.models import Tolerance
 
@@ -50,7 +50,10 @@ def _absence(value: Any) -> str | None:
 
 def _stages(script: Script, probe: Callable[[Stage], Any], at: str) -> list[tuple[Stage, Any]] | Outcome:
     """The stages a check reads, with the probed value at each; a failed Outcome when none defines it."""
-    probed = [(stage, probe(stage)) for stage in script.stages]
+    try:
+        probed = [(stage, probe(stage)) for stage in script.stages]
+    except Stop as exc:  # met only when the check reads a stored command (a pair_coeff type of 1e-999)
+        return Outcome(False, f"{exc.prefix}{exc.message}")
     present = [(s, v) for s, v in probed if _absence(v) is None]
     if not present:
         reason = _absence(probed[-1][1])

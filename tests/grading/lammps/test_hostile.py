@@ -111,3 +111,14 @@ def test_many_ampersand_lines_join_in_linear_time(tmp_path):
     text = "print a" + " &\n b" * 200_000 + "\nunits metal\n"
     res = _script(tmp_path, text, setting_check("units"), x="metal")
     assert not res.passed and "longer than" in res.message
+
+
+def test_fuzz_pair_coeff_type_read_only_at_lookup_fails_the_check(tmp_path):
+    """Found by bench/fuzz_graders.py: a pair_coeff atom type of 1e-999 raised LammpsError out of lammps.pair_coeff
+    (the check read the stored command after the interpreter had accepted it)."""
+    text = "units metal\n" + box() + "pair_style eam\npair_coeff 1e-999 1 Cu_u3.eam\nrun 0\n"
+    (tmp_path / "in.lmp").write_text(text)
+    check = typed_check("lammps.pair_coeff", reference="el")
+    ctx = CheckContext(check, validate_params(check), Submission(tmp_path), make_reference(el=["Cu"]))
+    out = REGISTRY.get("lammps.pair_coeff").fn(ctx)  # the check itself, without the engine's safety net
+    assert isinstance(out, Outcome) and not out.passed and "1e-999" in out.message
