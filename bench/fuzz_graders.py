@@ -13,7 +13,9 @@ Each case replaces one answer file of one task and grades the whole task. A cras
 SubmissionError); a case over 1 s or 256 MiB (traced allocations) is a violation too. Every crash found becomes a
 named regression test under tests/grading/.
 
-    python bench/fuzz_graders.py [--cases 10000] [--atheris-seconds 120] [--seed 0] [--json]
+    python bench/fuzz_graders.py [--cases 10000] [--atheris-seconds 120] [--seed 0] [--jobs N] [--json]
+
+CMB_FUZZ_SAVE=DIR keeps every case that crashed or broke a limit; CMB_FUZZ_CURRENT=FILE holds the case in flight.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from cmb.grading._submission import MAX_FILE_BYTES, SubmissionError  # noqa: E40
 from cmb.models import Condition, Kind  # noqa: E402
 
 CURRENT: Path | None = Path(os.environ["CMB_FUZZ_CURRENT"]) if os.environ.get("CMB_FUZZ_CURRENT") else None
+SAVE: Path | None = Path(os.environ["CMB_FUZZ_SAVE"]) if os.environ.get("CMB_FUZZ_SAVE") else None
 TIME_LIMIT_S = 1.0
 MEMORY_EVERY = 5  # one case in five runs under tracemalloc for its peak allocation
 MAX_MUTANT_CHARS = 2 * MAX_FILE_BYTES  # mutants past the graders' file limit test one refusal only
@@ -172,6 +175,7 @@ def run_case(target: Target, name: str, data: bytes, stats: Stats, engine: str) 
     entry = target.entry
     context = {"engine": engine, "task": entry.id, "file": name, "origin": target.origin, "bytes": len(data),
                "head": data[:120].decode("latin-1")}  # fmt: skip
+    crashes_before = len(stats.crashes)
     registry = masking_registry(stats, context)
     if CURRENT is not None:  # the case in flight, for a crash that takes the process down
         CURRENT.write_bytes(json.dumps(context).encode() + b"\n" + data)
@@ -200,8 +204,22 @@ def run_case(target: Target, name: str, data: bytes, stats: Stats, engine: str) 
     stats.max_bytes = max(stats.max_bytes, peak)
     if seconds > TIME_LIMIT_S:
         stats.slow.append({**context, "seconds": round(seconds, 3)})
+        _save("slow", context, data)
     if peak > MEMORY_LIMIT_B:
         stats.heavy.append({**context, "peak_mib": round(peak / 2**20, 1)})
+        _save("heavy", context, data)
+    if len(stats.crashes) > crashes_before:
+        _save("crash", context, data)
+
+
+def _save(kind: str, context: dict[str, Any], data: bytes) -> None:
+    """Keep a case that broke a limit (CMB_FUZZ_SAVE=DIR): its context line, then the file, as the regression
+    test will need it."""
+    if SAVE is None:
+        return
+    SAVE.mkdir(parents=True, exist_ok=True)
+    path = SAVE / f"{kind}-{context['task']}-{time.monotonic_ns()}.bin"
+    path.write_bytes(json.dumps(context).encode() + b"\n" + data)
 
 
 # -- hypothesis --------------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ class Submission:
         self.root = Path(root)
         self.max_bytes = max_bytes
         self._json_cache: dict[str, Any] = {}
+        self.memo: dict[str, Any] = {}  # what a family parsed from this submission, shared by its checks
 
     def _components(self, rel: str) -> list[str]:
         parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]

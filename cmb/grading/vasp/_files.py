@@ -38,7 +38,11 @@ class InputFiles:
         def exists(name: str) -> bool:
             return sub.exists(name) or os.path.lexists(sub.root / name)
 
-        return cls(sub.read_text, exists, str(PurePosixPath(target_file.replace("\\", "/")).parent))
+        folder = str(PurePosixPath(target_file.replace("\\", "/")).parent)
+        key = f"vasp.files:{folder}"  # one per folder and grade: every check reads the same parsed files
+        if key not in sub.memo:
+            sub.memo[key] = cls(sub.read_text, exists, folder)
+        return sub.memo[key]  # type: ignore[no-any-return]
 
     @classmethod
     def of_reference(cls, ctx: CheckContext[Any]) -> InputFiles:
@@ -66,8 +70,14 @@ class InputFiles:
 
     def _cached(self, key: str, make: Callable[[], Any]) -> Any:
         if key not in self._cache:
-            self._cache[key] = make()
-        return self._cache[key]
+            try:
+                self._cache[key] = make()
+            except SubmissionError as exc:  # a file that cannot be read is parsed once, not once per check
+                self._cache[key] = exc
+        value = self._cache[key]
+        if isinstance(value, SubmissionError):
+            raise value
+        return value
 
     def incar(self, name: str = "INCAR") -> Incar:
         """The parsed INCAR."""
