@@ -9,7 +9,6 @@ read here in linear time.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from cmb.grading._registry import CheckContext
@@ -46,12 +45,20 @@ def parse_pw_input(text: str, name: str = "pw.in") -> PwInput:
     )
 
 
-@functools.lru_cache(maxsize=4)
-def _parse_cached(text: str, name: str) -> PwInput:
-    return parse_pw_input(text, name)
-
-
 def read_pw_input(ctx: CheckContext[Any]) -> PwInput:
-    """The check's target file, read safely from the submission and parsed (cached across checks)."""
+    """The check's target file, read safely from the submission and parsed once per grade.
+
+    A file that cannot be read or parsed fails every check that reads it, without being parsed again.
+    """
     file = ctx.check.target.file
-    return _parse_cached(ctx.submission.read_text(file), file)
+    memo = ctx.submission.memo
+    key = f"qe.pw:{file}"
+    if key not in memo:
+        try:
+            memo[key] = parse_pw_input(ctx.submission.read_text(file), file)
+        except SubmissionError as exc:
+            memo[key] = exc
+    value = memo[key]
+    if isinstance(value, SubmissionError):
+        raise value
+    return value  # type: ignore[no-any-return]
