@@ -59,13 +59,24 @@ def _jump(it: Interpreter, args: list[Word], where: str) -> None:
         it.frames.append(frame)
     frame.pc = 0
     if label is not None:
-        for index, (_, text) in enumerate(frame.lines):
-            words = first_words(text)
-            if len(words) >= 2 and words[0] == "label" and words[1] == label:
-                frame.pc = index
-                break
-        else:
+        index = _label_index(it, frame.lines).get(label)
+        if index is None:
             raise LammpsError(f"Label {label} wasn't found in input script")
+        frame.pc = index
+
+
+def _label_index(it: Interpreter, lines: list[tuple[int, str]]) -> dict[str, int]:
+    """The first line of each label in a script, found once: a loop of N jumps over a long file stays linear."""
+    cached = it.labels.get(id(lines))
+    if cached is not None and cached[0] is lines:
+        return cached[1]
+    index: dict[str, int] = {}
+    for i, (_, text) in enumerate(lines):
+        words = first_words(text)
+        if len(words) >= 2 and words[0] == "label":
+            index.setdefault(words[1], i)
+    it.labels[id(lines)] = (lines, index)
+    return index
 
 
 @handles("include")

@@ -122,3 +122,22 @@ def test_fuzz_pair_coeff_type_read_only_at_lookup_fails_the_check(tmp_path):
     ctx = CheckContext(check, validate_params(check), Submission(tmp_path), make_reference(el=["Cu"]))
     out = REGISTRY.get("lammps.pair_coeff").fn(ctx)  # the check itself, without the engine's safety net
     assert isinstance(out, Outcome) and not out.passed and "1e-999" in out.message
+
+
+def test_fuzz_a_loop_of_jumps_over_a_long_script_scans_it_once(tmp_path, monkeypatch):
+    """Found by bench/fuzz_graders.py: each `jump SELF l` searched the whole file for its label, so a loop over a
+    10,000-line script took 95 s to reach the command limit. Labels are now indexed once per script."""
+    import cmb.grading.lammps._control as control
+
+    calls = {"n": 0}
+    real = control.first_words
+
+    def counting(text: str) -> list[str]:
+        calls["n"] += 1
+        return real(text)
+
+    monkeypatch.setattr(control, "first_words", counting)
+    text = "# a comment\n" * 10_000 + "variable a loop 1000000000\nlabel l\nnext a\njump SELF l\nunits metal\n"
+    res = _script(tmp_path, text, setting_check("units"), x="metal")
+    assert not res.passed and "more than" in res.message
+    assert calls["n"] < 20_000  # one pass over the file, not one per jump (about 250 million before)
