@@ -97,7 +97,9 @@ def fake_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecor
     concurrent = len(list(running.glob(f"*.{ctx.profile.name}")))
     launch = {"key": str(key), "slug": key.slug, "retry": ctx.retry, "pid": os.getpid(),
               "profile": ctx.profile.name, "concurrent": concurrent, "backend": ctx.options.backend}  # fmt: skip
-    (log_dir / f"{time.time_ns()}-{uuid.uuid4().hex[:6]}.json").write_text(json.dumps(launch))
+    name = f"{time.time_ns()}-{uuid.uuid4().hex[:6]}"
+    (log_dir / f"{name}.tmp").write_text(json.dumps(launch))
+    (log_dir / f"{name}.tmp").replace(log_dir / f"{name}.json")  # whole or absent: other launches count these
     try:
         if opts.get("kill_key") == str(key) and ctx.retry == 0:
             time.sleep(float(opts.get("kill_after_s", "0.2")))
