@@ -7,7 +7,6 @@ with the secret replaced.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterable
 
 REDACTED = "[redacted]"
@@ -25,26 +24,16 @@ MIN_SECRET = 8  # shorter strings are not treated as secrets (they would blank o
 
 
 class Redactor:
-    """Replaces known secrets and key-shaped strings in a text."""
+    """Replaces the given secrets and key-shaped strings in a text."""
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
-        self._lock = threading.Lock()
-        self._secrets: set[str] = set()
-        for secret in secrets:
-            self.add(secret)
-
-    def add(self, secret: str | None) -> None:
-        """Remember one more secret (a provider key, the admin key)."""
-        if secret and len(secret) >= MIN_SECRET:
-            with self._lock:
-                self._secrets.add(secret)
+        # longest first, so a secret that contains another is replaced whole
+        known = {s for s in secrets if s and len(s) >= MIN_SECRET}
+        self._secrets = sorted(known, key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
-        with self._lock:
-            known = sorted(self._secrets, key=len, reverse=True)
-        for secret in known:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
         for shape in KEY_SHAPES:
             text = shape.sub(REDACTED, text)
         return text

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +189,22 @@ def _tokens(path: str) -> list[str | int]:
             tokens.append(int(index))
             rest = rest.lstrip("[")
     return tokens
+
+
+def memoized(cache: dict[str, Any], key: str, make: Callable[[], Any]) -> Any:
+    """make() once per key; a SubmissionError it raised is kept and raised again.
+
+    A file that cannot be read or parsed then fails every check that reads it without being parsed again.
+    """
+    if key not in cache:
+        try:
+            cache[key] = make()
+        except SubmissionError as exc:
+            cache[key] = exc
+    value = cache[key]
+    if isinstance(value, SubmissionError):
+        raise value
+    return value
 
 
 def _csv_column(rel: str, text: str, column: str) -> list[float]:

@@ -63,6 +63,8 @@ class Sandbox(ABC):
     backend: ClassVar[str]
     # Whether host folders can be bound into the sandbox (readonly_mounts); where not, the image carries them.
     host_mounts: ClassVar[bool] = True
+    # Whether what an exec starts in the background keeps running after it returns (one container for all execs).
+    processes_outlive_exec: ClassVar[bool] = False
 
     def __init__(self, spec: SandboxSpec) -> None:
         self.spec = spec
@@ -77,10 +79,11 @@ class Sandbox(ABC):
     def stop_processes(self) -> None:
         """End every process the agent left running, before its files are collected.
 
-        A backend whose processes outlive an exec (a container, a pod) kills them here, so that nothing written
-        after the agent stopped is graded; by default nothing outlives an exec.
+        Where processes outlive an exec (a container, a pod), the sandbox user's are killed, so that nothing
+        written after the agent stopped is graded (the keeper runs as another user and stays).
         """
-        return None
+        if self.processes_outlive_exec:
+            self.exec(["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"], timeout_s=30)
 
     @classmethod
     def configured(cls, settings: CmbSettings) -> type[Sandbox]:

@@ -53,6 +53,7 @@ class DockerSandbox(Sandbox):
 
     lifetime_factor: ClassVar[float] = 2.0  # the container's own sleep outlives every exec by this factor
     tmp_max_bytes: ClassVar[int] = 2 * 2**30
+    processes_outlive_exec = True  # one container serves every exec of the attempt
 
     def __init__(self, spec: SandboxSpec, client: Any = None) -> None:
         super().__init__(spec)
@@ -297,10 +298,6 @@ class DockerSandbox(Sandbox):
         r = self.exec(["sh", "-c", 'test -w "$PWD"'], timeout_s=30)
         if r.exit_code != 0:
             raise SandboxError(f"workspace {self.spec.workdir} is not writable by uid 1000 in {self.spec.image}")
-
-    def stop_processes(self) -> None:
-        """Kill what the agent left running (as the sandbox user: the keeper, another user, stays)."""
-        self.exec(["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"], timeout_s=30)
 
     def teardown(self) -> None:
         """Remove the container, relay, network and volume of this sandbox (safe to call twice)."""

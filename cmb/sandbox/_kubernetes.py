@@ -123,6 +123,7 @@ class KubernetesSandbox(Sandbox):
     kube: ClassVar[KubernetesSettings] = KubernetesSettings()  # the defaults; `configured` binds the effective ones
 
     host_mounts = False  # pods read the manuals the image carries (deploy/image builds them in)
+    processes_outlive_exec = True  # one pod serves every exec of the attempt
 
     @classmethod
     def configured(cls, settings: CmbSettings) -> type[Sandbox]:
@@ -233,10 +234,6 @@ class KubernetesSandbox(Sandbox):
         if kind == "failed":
             raise SandboxError(f"Job {self.spec.name} cannot run: {value.reason}: {value.message}".rstrip(": "))
         self.pod_name = value["metadata"]["name"]
-
-    def stop_processes(self) -> None:
-        """Kill what the agent left running (as the sandbox user: the keeper, another user, stays)."""
-        self.exec(["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"], timeout_s=30)
 
     def teardown(self) -> None:
         """Delete the Job and its pods (background propagation); safe to call twice."""

@@ -59,24 +59,22 @@ def _jump(it: Interpreter, args: list[Word], where: str) -> None:
         it.frames.append(frame)
     frame.pc = 0
     if label is not None:
-        index = _label_index(it, frame.lines).get(label)
+        index = _label_index(it, frame).get(label)
         if index is None:
             raise LammpsError(f"Label {label} wasn't found in input script")
         frame.pc = index
 
 
-def _label_index(it: Interpreter, lines: list[tuple[int, str]]) -> dict[str, int]:
-    """The first line of each label in a script, found once: a loop of N jumps over a long file stays linear."""
-    cached = it.labels.get(id(lines))
-    if cached is not None and cached[0] is lines:
-        return cached[1]
-    index: dict[str, int] = {}
-    for i, (_, text) in enumerate(lines):
-        words = first_words(text)
-        if len(words) >= 2 and words[0] == "label":
-            index.setdefault(words[1], i)
-    it.labels[id(lines)] = (lines, index)
-    return index
+def _label_index(it: Interpreter, frame: Frame) -> dict[str, int]:
+    """The first line of each label of a script file, found once: a loop of N jumps over a long file stays linear."""
+    if frame.file not in it.labels:
+        index: dict[str, int] = {}
+        for i, (_, text) in enumerate(frame.lines):
+            words = first_words(text)
+            if len(words) >= 2 and words[0] == "label":
+                index.setdefault(words[1], i)
+        it.labels[frame.file] = index
+    return it.labels[frame.file]
 
 
 @handles("include")

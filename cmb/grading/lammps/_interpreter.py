@@ -67,8 +67,7 @@ class Interpreter:
         self.read_bytes = 0
         self.snapshot_items = 0
         self.file_cache: dict[str, list[tuple[int, str]]] = {}
-        # label -> first line index, per script (by identity; the lines are kept alive beside their index)
-        self.labels: dict[int, tuple[list[tuple[int, str]], dict[str, int]]] = {}
+        self.labels: dict[str, dict[str, int]] = {}  # per script file: label -> its first line
         self.where = "the command line"  # the command being run
         for name, value in variables:
             self.set(f"var.{name}", Var("index", (value,)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from cmb.grading._registry import CheckContext
-from cmb.grading._submission import SubmissionError
+from cmb.grading._submission import SubmissionError, memoized
 from cmb.grading.qe._cards import read_cards
 from cmb.grading.qe._input import MAX_PROBLEMS, PwInput
 from cmb.grading.qe._namelists import read_namelists, scan_groups
@@ -46,19 +46,7 @@ def parse_pw_input(text: str, name: str = "pw.in") -> PwInput:
 
 
 def read_pw_input(ctx: CheckContext[Any]) -> PwInput:
-    """The check's target file, read safely from the submission and parsed once per grade.
-
-    A file that cannot be read or parsed fails every check that reads it, without being parsed again.
-    """
+    """The check's target file, read safely from the submission and parsed once per grade, failures included."""
     file = ctx.check.target.file
-    memo = ctx.submission.memo
-    key = f"qe.pw:{file}"
-    if key not in memo:
-        try:
-            memo[key] = parse_pw_input(ctx.submission.read_text(file), file)
-        except SubmissionError as exc:
-            memo[key] = exc
-    value = memo[key]
-    if isinstance(value, SubmissionError):
-        raise value
-    return value  # type: ignore[no-any-return]
+    sub = ctx.submission
+    return memoized(sub.memo, f"qe.pw:{file}", lambda: parse_pw_input(sub.read_text(file), file))  # type: ignore[no-any-return]

@@ -12,7 +12,7 @@ from pymatgen.core.structure import Structure
 
 from cmb.grading._registry import CheckContext, GraderConfigError
 from cmb.grading._structure import parse_structure
-from cmb.grading._submission import Submission, SubmissionError
+from cmb.grading._submission import Submission, SubmissionError, memoized
 from cmb.grading.vasp._incar import Incar, parse_incar
 from cmb.grading.vasp._potcar import PotcarInfo, element_of, parse_potcar, parse_potcar_json, parse_potcar_spec
 from cmb.grading.vasp._resolver import IncarResolver
@@ -69,15 +69,7 @@ class InputFiles:
         return self._read(self.path(name))
 
     def _cached(self, key: str, make: Callable[[], Any]) -> Any:
-        if key not in self._cache:
-            try:
-                self._cache[key] = make()
-            except SubmissionError as exc:  # a file that cannot be read is parsed once, not once per check
-                self._cache[key] = exc
-        value = self._cache[key]
-        if isinstance(value, SubmissionError):
-            raise value
-        return value
+        return memoized(self._cache, key, make)
 
     def incar(self, name: str = "INCAR") -> Incar:
         """The parsed INCAR."""
