@@ -311,9 +311,16 @@ def run_attempt(
                 agent_seconds = time.monotonic() - t0
             killed = frozenset(ctx.killed)
             with state.phase("collect"):
-                sandbox.stop_processes()  # only what was written while the agent ran is graded
-                collected_dir = _collect(sandbox, entry, tmp, art.path, options, state)
-                log_text, heads_text = collect_log(sandbox, HARNESS_DIR, tmp)
+                try:
+                    sandbox.stop_processes()  # only what was written while the agent ran is graded
+                    collected_dir = _collect(sandbox, entry, tmp, art.path, options, state)
+                    log_text, heads_text = collect_log(sandbox, HARNESS_DIR, tmp)
+                except SandboxError as exc:
+                    if not _broke_its_limits(state.outcome):
+                        raise
+                    # A pod evicted for outgrowing its disk takes its files along: the agent left nothing to grade.
+                    sandbox.warnings.append(f"nothing collected after the agent broke its limit: {exc}")
+                    log_text, heads_text = "", []
                 for text in heads_text:
                     try:
                         accept_head(ring, json.loads(text))
@@ -429,6 +436,11 @@ def _collect(
     state.collected = copy_answers(collected, answer_files, art / "submission")
     write_file_list(collected, art)
     return collected if whole else None
+
+
+def _broke_its_limits(outcome: AgentOutcome | None) -> bool:
+    """The agent's run ended on its own memory or disk limit (its sandbox may be gone with it)."""
+    return outcome is not None and (outcome.oom_killed or outcome.disk_exceeded)
 
 
 def _classify(
@@ -554,16 +566,22 @@ def _record(
 def _metered(options: RunOptions, key: RunKey, agent: Agent, state: _State) -> Usage | None:
     """The gateway's usage of the attempt.
 
-    A meter that cannot answer for an agent of the gateway is infrastructure: the attempt's model use would be lost.
+    A meter that cannot answer for an agent of the gateway, or answers that it never heard of the attempt, is
+    infrastructure: the attempt's model use would be lost.
     """
     if options.usage_meter is None:
         return None
     try:
-        return options.usage_meter(key)
+        usage = options.usage_meter(key)
     except Exception as exc:  # noqa: BLE001 - a dead gateway is the harness's failure
         if agent.needs_gateway and state.infra_error is None:
             state.infra_error = f"the gateway could not report the attempt's usage: {type(exc).__name__}: {exc}"
         return None
+    if usage is None and agent.needs_gateway and state.infra_error is None:
+        # The token was issued before the agent started, so a gateway that no longer knows the attempt lost its
+        # state mid-attempt (it was restarted): the agent met refused tokens, and its model use is unaccounted.
+        state.infra_error = "the gateway no longer knows the attempt (it restarted during it); its model use is lost"
+    return usage
 
 
 def _write_artifacts(art: Path, record: RunRecord, state: _State) -> None:

@@ -212,6 +212,12 @@ def backend_infos(settings: CmbSettings) -> list[BackendInfo]:
     return infos
 
 
+def cleanup_backend(name: str, settings: CmbSettings) -> list[str]:
+    """Remove what sandboxes of dead harnesses left on one backend (nothing of a harness that still runs)."""
+    cls = BACKENDS[name].configured(settings)
+    return cls.cleanup_orphans() if cls.available() is None else []
+
+
 def cleanup_orphans(settings: CmbSettings) -> dict[str, list[str]]:
     """Remove what sandboxes of every available backend left behind; run it when no harness is running."""
     backends = [cls.configured(settings) for cls in BACKENDS.values()]

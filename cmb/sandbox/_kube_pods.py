@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -16,6 +17,13 @@ from cmb.sandbox._kube_manifest import AGENT, FILES
 IMAGE_FAILURES = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull"}
 CONFIG_FAILURES = {"CreateContainerConfigError", "CreateContainerError", "RunContainerError"}
 INFRA_POD_REASONS = {"Evicted", "NodeLost", "Preempting", "Shutdown", "Terminated", "UnexpectedAdmissionError"}
+# The kubelet's eviction messages when a pod outgrew its own storage limits (the workspace emptyDir, the
+# containers' ephemeral-storage): the agent filled its disk. Node pressure ("The node was low on resource") is not.
+OWN_STORAGE_EVICTION = re.compile(
+    r"Usage of EmptyDir volume .* exceeds the limit|Pod ephemeral local storage usage exceeds the total limit"
+    r"|Container \S+ exceeded its local ephemeral storage limit"
+)
+DISK_LIMIT = "DiskLimit"
 
 T = TypeVar("T")
 
@@ -56,6 +64,8 @@ def classify_pod(pod: dict[str, Any]) -> PodVerdict | None:
         return PodVerdict("infrastructure", "Deleted", "the pod is being deleted")
     if reason == "DeadlineExceeded":
         return PodVerdict("agent", "DeadlineExceeded", message or "the pod's active deadline passed")
+    if reason == "Evicted" and OWN_STORAGE_EVICTION.search(message):
+        return PodVerdict("agent", DISK_LIMIT, message)
     if reason in INFRA_POD_REASONS:
         return PodVerdict("infrastructure", reason, message)
     for cond in status.get("conditions") or []:

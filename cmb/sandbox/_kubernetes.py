@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 from cmb.sandbox._base import ExecResult, Sandbox, SandboxError, SandboxSpec, register_backend
 from cmb.sandbox._files import extract_tar, relative_parts
 from cmb.sandbox._kube_manifest import AGENT, FILES, MANAGED_BY, ROLE, job_manifest
-from cmb.sandbox._kube_pods import PodVerdict, PodWatch, classify_pod, pod_ready
+from cmb.sandbox._kube_pods import DISK_LIMIT, PodVerdict, PodWatch, classify_pod, pod_ready
 from cmb.settings import CmbSettings, KubernetesSettings
 
 log = logging.getLogger(__name__)
@@ -425,7 +425,7 @@ class KubernetesSandbox(Sandbox):
         )
 
     def _pod_ended(self, verdict: PodVerdict, duration: float) -> ExecResult:
-        """The agent's container died (OOM) or the pod's deadline passed: the agent's outcome, not ours."""
+        """The agent's container died (OOM), its pod outgrew its storage or its deadline passed: the agent's doing."""
         return ExecResult(
             exit_code=137,
             stdout="",
@@ -433,6 +433,7 @@ class KubernetesSandbox(Sandbox):
             duration_s=duration,
             timed_out=verdict.reason == "DeadlineExceeded",
             oom_killed=verdict.reason == "OOMKilled",
+            disk_exceeded=verdict.reason == DISK_LIMIT,
         )
 
     # -- files -----------------------------------------------------------------------------------------------------

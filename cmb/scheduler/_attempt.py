@@ -180,11 +180,34 @@ def record_outcome(record: RunRecord, retries: int, seconds: float, mirrored: bo
     )
 
 
+STORE_PATIENCE_S = 600.0  # how long a finished attempt waits for a full or failing store before it is relaunched
+MAX_STORE_DELAY_S = 30.0
+
+
+def write_patiently(record: RunRecord, store: ResultStore, spec_hash: str, patience_s: float = STORE_PATIENCE_S) -> str:
+    """Write the record, waiting out a store that is full or failing (ENOSPC, EIO) with backoff.
+
+    The attempt already ran: relaunching it would spend its compute and model tokens again, so its record waits
+    in memory until the store takes it; only after `patience_s` does the error reach the driver (a relaunch).
+    """
+    deadline = time.monotonic() + patience_s
+    delay = 1.0
+    while True:
+        try:
+            return store.write(record, spec_hash=spec_hash)
+        except OSError as exc:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.warning("could not store %s (%s); trying again in %.0f s", record.key, exc, delay)
+            time.sleep(delay)
+            delay = min(MAX_STORE_DELAY_S, delay * 2)
+
+
 def store_and_mirror(
     record: RunRecord, store: ResultStore, spec_hash: str, mirror: MlflowMirror | None
 ) -> tuple[str, bool | None]:
     """Write the record (the truth), then mirror it; a mirror failure is logged and left for `mlflow-sync`."""
-    run_id = store.write(record, spec_hash=spec_hash)
+    run_id = write_patiently(record, store, spec_hash)
     if mirror is None:
         return run_id, None
     try:

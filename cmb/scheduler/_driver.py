@@ -128,6 +128,10 @@ class SweepDriver:
         self.queues: dict[str, deque[Job]] = {}
         self.order: list[str] = []  # profiles, longest time limit first
         self.delayed: list[tuple[float, int, Job]] = []
+        # After an infrastructure failure a profile's dispatch pauses (backoff on consecutive failures): a backend
+        # that is down for a while must not burn the retries of every queued attempt in seconds.
+        self.held_until: dict[str, float] = {}
+        self.failing: dict[str, int] = {}
         self.running: dict[Future[Outcome], Job] = {}
         self.first_started: dict[str, datetime] = {}
         self.interrupts = 0
@@ -185,6 +189,8 @@ class SweepDriver:
             self.queues[job.attempt.profile.name].appendleft(job)
         for name in self.order:
             queue = self.queues[name]
+            if self.held_until.get(name, 0.0) > now:
+                continue
             while queue and self.policy.can_start(name):
                 job = queue.popleft()
                 self.first_started.setdefault(job.key, datetime.now(UTC))
@@ -212,6 +218,9 @@ class SweepDriver:
                 timeout = 0.5
                 if self.delayed and not self.stopping:
                     timeout = max(0.01, min(timeout, self.delayed[0][0] - time.monotonic()))
+                held = [t for t in self.held_until.values() if t > time.monotonic()]
+                if held and not self.stopping:
+                    timeout = max(0.01, min(timeout, min(held) - time.monotonic()))
                 if self.running:
                     finished, _ = wait(list(self.running), timeout=timeout, return_when=FIRST_COMPLETED)
                 else:
@@ -252,7 +261,16 @@ class SweepDriver:
         if outcome.status == "retry":
             self._retry(job, outcome.error or "infrastructure failure")
         else:
+            if outcome.failure_class != "infrastructure":
+                self.failing[job.attempt.profile.name] = 0
             self._finished(outcome)
+
+    def _hold(self, profile: str) -> float:
+        """Pause the profile's dispatch after an infrastructure failure; returns the pause in s."""
+        self.failing[profile] = self.failing.get(profile, 0) + 1
+        pause = backoff_s(self.retry_backoff_s, self.failing[profile])
+        self.held_until[profile] = max(self.held_until.get(profile, 0.0), time.monotonic() + pause)
+        return pause
 
     def _finished(self, outcome: Outcome) -> None:
         self.progress.finished(outcome.passed, outcome.failure_class, outcome.cost, outcome.mirrored)
@@ -262,7 +280,7 @@ class SweepDriver:
         if self.stopping:
             return  # not relaunched in this session; --resume runs it
         retry = job.retry + 1
-        delay = backoff_s(self.retry_backoff_s, retry)
+        delay = max(backoff_s(self.retry_backoff_s, retry), self._hold(job.attempt.profile.name))
         self.display.message(f"retry {retry}/{self.max_retries} of {job.key} in {delay:.0f}s: {error[:300]}")
         relaunch = self._job(job.attempt, retry, job.queued_at)
         heapq.heappush(self.delayed, (time.monotonic() + delay, next(self._seq), relaunch))

@@ -14,7 +14,7 @@ from typing import Any, Literal, TextIO
 from cmb.catalog import Catalog
 from cmb.models import AttemptOptions, SweepSpec
 from cmb.runner import preflight
-from cmb.sandbox import resolve_backend
+from cmb.sandbox import cleanup_backend, resolve_backend
 from cmb.scheduler._attempt import AttemptFn, mirror_from, resolve_attempt_fn, run_with_runner
 from cmb.scheduler._driver import Executor, SlotPolicy, SweepDriver, SweepSummary
 from cmb.scheduler._plan import Attempt, plan
@@ -170,8 +170,13 @@ def run_sweep(
             mirror=lambda: mirror_from(config),
             display=display,
         )
+        real = fn is run_with_runner
+        if real:
+            _janitor(options.backend, settings, display)  # what a killed driver's launchers left behind
         with _signals(driver):  # before this, Ctrl-C aborts at once: nothing has been launched yet
             summary = driver.run()
+        if real:
+            _janitor(options.backend, settings, display)  # what launchers killed at shutdown left behind
         if started_ray:
             from cmb.scheduler import _ray
 
@@ -187,6 +192,17 @@ def run_sweep(
 
             _ray.disconnect()
         sweep_dir.unlock()
+
+
+def _janitor(backend: str, settings: CmbSettings, display: ProgressDisplay) -> None:
+    """Remove sandboxes whose harness process died (never one of a live harness); a failure only warns."""
+    try:
+        removed = cleanup_backend(backend, settings)
+    except Exception as exc:  # noqa: BLE001 - leftovers cost disk, not results
+        display.message(f"could not clean up sandboxes left behind ({type(exc).__name__}: {exc})")
+        return
+    if removed:
+        display.message(f"removed {len(removed)} sandbox objects left behind by a dead harness")
 
 
 def _final_sync(config: MlflowConfig, store: ResultStore, sweep: str, display: ProgressDisplay) -> Any:

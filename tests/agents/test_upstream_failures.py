@@ -184,6 +184,28 @@ def test_a_gateway_that_cannot_report_usage_is_infrastructure(tmp_path, monkeypa
     assert "could not report the attempt's usage" in (record.error or "")
 
 
+def test_a_gateway_restarted_during_the_attempt_is_infrastructure(tmp_path, monkeypatch):
+    """The restarted gateway refuses the token issued before, and cannot meter the attempt: not the agent's fault."""
+    monkeypatch.setenv(KEY_ENV, UPSTREAM_KEY)
+    entry = Catalog.load(REPO).get(TASK)
+    key = RunKey(sweep="up-restart", agent="react", task=TASK, condition=Condition.SF, trial=0)
+    with ScriptedUpstream(react_replies(), key=UPSTREAM_KEY) as up:
+        before = make_gateway(up.base_url, tmp_path / "gateway")
+        issued = before.access(key, MODEL)
+        before.stop()
+        after = make_gateway(up.base_url, tmp_path / "gateway")  # a fresh process: its token registry is empty
+        try:
+            access = issued.model_copy(update={"base_url": after.base_url})
+            options = RunOptions(home=tmp_path / "home", gateway=access, usage_meter=after.meter,
+                                 check_network=False, time_limit_s=300)  # fmt: skip
+            record = run_attempt(key, entry, get_agent("react", model=MODEL), FakeSandbox, options)
+        finally:
+            after.stop()
+    assert up.remaining == len(react_replies())  # the provider was never reached
+    assert record.failure_class is FailureClass.INFRASTRUCTURE and not record.passed
+    assert "no longer knows the attempt" in (record.error or "")
+
+
 # -- the sweep retries it ------------------------------------------------------------------------------------------
 
 

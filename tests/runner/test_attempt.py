@@ -9,8 +9,9 @@ import pytest
 
 from cmb.agents import Agent, AgentContext, AgentOutcome, ReplayAgent, Run, WriteFile, get_agent
 from cmb.catalog import Catalog, TaskEntry
-from cmb.models import AuditFlags, Condition, FailureClass, RunKey, RunRecord
+from cmb.models import AuditFlags, Condition, ExitReason, FailureClass, RunKey, RunRecord
 from cmb.runner import RunOptions, artifacts_path, run_attempt, time_notice
+from cmb.sandbox import SandboxError
 from tests.runner._toy import ANSWER, honest_steps, install_fake_pw, key, path_with, write_suite
 from tests.runner.fake_sandbox import FakeSandbox
 
@@ -205,6 +206,54 @@ def test_adapter_bug_is_infrastructure_not_the_agents(toy: TaskEntry, opts: RunO
     record = _run(toy, _Broken(), opts)
     assert record.failure_class is FailureClass.INFRASTRUCTURE
     assert "adapter bug" in (record.error or "")
+
+
+class _EvictedPod(FakeSandbox):
+    """A pod the kubelet evicted for outgrowing its storage: its files went with it."""
+
+    gone = False
+
+    def _check(self) -> None:
+        if self.gone:
+            raise SandboxError("pod cmb-x failed: DiskLimit: Usage of EmptyDir volume \"workspace\" exceeds the limit")
+
+    def stop_processes(self) -> None:  # a container's or a pod's: the first call after the agent's run
+        self._check()
+
+    def exec(self, argv, timeout_s, env=None, cwd=None):  # type: ignore[no-untyped-def]
+        self._check()
+        return super().exec(argv, timeout_s, env, cwd)
+
+    def get(self, src, dest, max_bytes=256 * 1024 * 1024):  # type: ignore[no-untyped-def]
+        self._check()
+        super().get(src, dest, max_bytes)
+
+
+class _DiskFiller(Agent):
+    name = "disk-filler"
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        ctx.sandbox.gone = True  # type: ignore[attr-defined]
+        return AgentOutcome(exit_code=137, stdout="", stderr="DiskLimit", disk_exceeded=True)
+
+
+def test_an_agent_whose_pod_was_evicted_for_its_own_disk_use_fails_as_the_agent(
+    toy: TaskEntry, opts: RunOptions
+) -> None:
+    record = run_attempt(key(toy.id, "disk-filler"), toy, _DiskFiller(), _EvictedPod, opts)
+    assert record.failure_class is FailureClass.SOFTWARE and record.exit_reason is ExitReason.DISK_LIMIT
+    assert not record.passed and record.submitted_files == []
+    assert any("nothing collected" in w for w in record.sandbox_warnings)
+
+
+def test_a_sandbox_lost_after_an_ordinary_run_is_still_infrastructure(toy: TaskEntry, opts: RunOptions) -> None:
+    class _Vanisher(_DiskFiller):
+        def run(self, ctx: AgentContext) -> AgentOutcome:
+            ctx.sandbox.gone = True  # type: ignore[attr-defined]
+            return AgentOutcome(exit_code=0, stdout="", stderr="")
+
+    record = run_attempt(key(toy.id, "vanisher"), toy, _Vanisher(), _EvictedPod, opts)
+    assert record.failure_class is FailureClass.INFRASTRUCTURE
 
 
 def test_rerun_replaces_artifacts_atomically(toy: TaskEntry, opts: RunOptions) -> None:

@@ -269,11 +269,12 @@ class FakeKubeApiServer:
 
         self.call(go)
 
-    def evict(self, pod: str, ns: str = "cmb-agents") -> None:
+    def evict(self, pod: str, ns: str = "cmb-agents", message: str = "The node was low on resource: memory. ") -> None:
+        """The kubelet's eviction: node pressure by default, or a pod over its own storage limit (`message`)."""
+
         def go() -> None:
             p = self.pods[(ns, pod)]
-            p["status"].update({"phase": "Failed", "reason": "Evicted",
-                                "message": "The node was low on resource: memory."})  # fmt: skip
+            p["status"].update({"phase": "Failed", "reason": "Evicted", "message": message})
             p["status"]["conditions"].append({"type": "DisruptionTarget", "status": "True",
                                               "reason": "TerminationByKubelet"})  # fmt: skip
             self._set_pod(p)

@@ -302,6 +302,40 @@ def test_eviction_during_a_command_is_infrastructure(
     assert errors and "Evicted" in str(errors[0])
 
 
+# The kubelet's eviction messages (pkg/kubelet/eviction): a pod over its own storage limits, or node pressure.
+OWN_DISK = [
+    'Usage of EmptyDir volume "workspace" exceeds the limit "256Mi". ',
+    "Pod ephemeral local storage usage exceeds the total limit of containers 2Gi. ",
+    'Container agent exceeded its local ephemeral storage limit "1Gi". ',
+]
+
+
+@pytest.mark.parametrize("message", OWN_DISK)
+def test_an_agent_that_outgrows_its_storage_is_evicted_as_its_own_failure(message: str) -> None:
+    pod = {"status": {"phase": "Failed", "reason": "Evicted", "message": message}}
+    verdict = classify_pod(pod)
+    assert verdict is not None and (verdict.blame, verdict.reason) == ("agent", "DiskLimit")
+    node = {"status": {"phase": "Failed", "reason": "Evicted", "message": "The node was low on resource: "
+                       "ephemeral-storage. Threshold quantity: 1Gi, available: 900Mi. "}}  # fmt: skip
+    assert classify_pod(node).blame == "infrastructure"  # type: ignore[union-attr]
+
+
+def test_eviction_for_the_workspace_limit_during_a_command_is_a_disk_limit(
+    cluster: FakeKubeApiServer, sandboxes: list[KubernetesSandbox]
+) -> None:
+    sb = make(sandboxes, "cmb-dl-sf-0-hhhh")
+    sb.start()
+    assert sb.pod_name is not None
+    result: dict[str, Any] = {}
+    thread = threading.Thread(target=lambda: result.setdefault("r", sb.exec(["sleep", "20"], timeout_s=60)))
+    thread.start()
+    time.sleep(1.0)
+    cluster.evict(sb.pod_name, message=OWN_DISK[0])
+    thread.join(30)
+    r = result["r"]
+    assert r.disk_exceeded and r.exit_code == 137 and not r.timed_out and not r.oom_killed
+
+
 def test_deadline_exceeded_is_a_time_out(cluster: FakeKubeApiServer, sandboxes: list[KubernetesSandbox]) -> None:
     sb = make(sandboxes, "cmb-dl-sf-0-hhhh")
     sb.start()

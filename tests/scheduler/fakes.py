@@ -95,7 +95,7 @@ def fake_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecor
     marker = running / f"{uuid.uuid4().hex}.{ctx.profile.name}"
     marker.touch()
     concurrent = len(list(running.glob(f"*.{ctx.profile.name}")))
-    launch = {"key": str(key), "slug": key.slug, "retry": ctx.retry, "pid": os.getpid(),
+    launch = {"key": str(key), "slug": key.slug, "retry": ctx.retry, "pid": os.getpid(), "t": time.time(),
               "profile": ctx.profile.name, "concurrent": concurrent, "backend": ctx.options.backend}  # fmt: skip
     name = f"{time.time_ns()}-{uuid.uuid4().hex[:6]}"
     (log_dir / f"{name}.tmp").write_text(json.dumps(launch))
@@ -106,6 +106,8 @@ def fake_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecor
             os.kill(os.getpid(), signal.SIGKILL)  # the launcher dies mid-attempt
         if opts.get("interrupt_key") == str(key) and ctx.retry == 0:
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C at the driver (threads executor: same process)
+        if time.time() < float(opts.get("outage_until", "0")):  # the backend is down for every attempt
+            raise SandboxError("Docker engine unavailable")
         if str(key) in opts.get("sandbox_error_keys", "").split(","):
             if _count(log_dir, key) <= int(opts.get("sandbox_errors", "1")):
                 raise SandboxError(f"container for {key.slug} could not start")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -152,6 +154,71 @@ def test_infrastructure_failures_retry_up_to_the_limit_and_record_the_count(suit
     assert Counter(str(x["key"]) for x in launches(home / "launches")) == {flaky: 2, dead: 3, node_lost: 3}
     assert summary.retries == 1 + 2 + 2 and summary.infrastructure == 2
     assert summary.pass_rate == 1.0  # infrastructure failures leave the denominator
+
+
+class FullStore(MemoryStore):
+    """A store that is out of space for its first `full` writes (a results volume that filled up, then freed)."""
+
+    def __init__(self, full: int) -> None:
+        super().__init__()
+        self.full = full
+
+    def write(self, record, *, spec_hash=None):  # type: ignore[no-untyped-def]
+        if self.full > 0:
+            self.full -= 1
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return super().write(record, spec_hash=spec_hash)
+
+
+def test_a_full_store_delays_the_record_and_never_reruns_the_attempt(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("time.sleep", lambda s: None)  # the write backoff, not the attempts
+    home = tmp_path / "home"
+    store = FullStore(full=3)
+    summary = sweep(suite, home, spec(agents=["oracle"], trials=1, conditions=["SF"]), store=store)
+    assert summary.complete and summary.retries == 0 and store.full == 0
+    assert store.runs("s1").height == 3 and len(launches(home / "launches")) == 3  # each attempt ran once
+
+
+def test_a_store_full_past_the_patience_relaunches_the_attempt(tmp_path: Path) -> None:
+    from cmb.scheduler._attempt import write_patiently
+    from tests.store.records import make_record
+
+    record = make_record()
+    with pytest.raises(OSError, match="No space"):
+        write_patiently(record, FullStore(full=100), "h", patience_s=0.0)
+    store = FullStore(full=1)
+    write_patiently(record, store, "h", patience_s=5.0)
+    assert store.runs(record.key.sweep).height == 1
+
+
+def test_a_backend_outage_pauses_dispatch_instead_of_burning_every_queued_attempts_retries(
+    suite: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    s = spec(agents=["oracle"], trials=4, conditions=["SF"], max_concurrency=1, max_retries=3, retry_backoff_s=0.2)
+    outage = time.time() + 1.0  # about a second of a dead backend, then healthy
+    summary = sweep(suite, home, s, options={"outage_until": str(outage)})
+    runs = ParquetStore(home / "results").runs("s1")
+    assert summary.complete and set(runs.get_column("passed")) == {True}  # no attempt ran out of retries
+    assert summary.retries <= 4  # the pause doubles (0.2, 0.4, 0.8 s): a few launches fail, not all twelve
+    assert sum(1 for x in launches(home / "launches") if float(x["t"]) < outage) == summary.retries
+
+
+def test_a_sweep_of_real_sandboxes_removes_what_dead_harnesses_left_before_and_after(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr("cmb.scheduler._run.cleanup_backend", lambda name, settings: calls.append(name) or [name])
+    monkeypatch.setattr("cmb.scheduler._run.run_with_runner", fake_attempt)  # the fake stands in for the runner
+    summary = sweep(suite, tmp_path / "home", spec(agents=["oracle"], trials=1, conditions=["SF"], backend="local"))
+    assert summary.complete and calls == ["local", "local"]  # at the start (a killed driver's) and at the end
+    calls.clear()
+    monkeypatch.undo()
+    monkeypatch.setattr("cmb.scheduler._run.cleanup_backend", lambda name, settings: calls.append(name) or [name])
+    sweep(suite, tmp_path / "other", spec(agents=["oracle"], trials=1, conditions=["SF"], backend="local"))
+    assert calls == []  # a custom attempt function owns its sandboxes, if any
 
 
 def test_agent_failures_are_never_retried(suite: Path, tmp_path: Path) -> None:

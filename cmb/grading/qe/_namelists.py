@@ -12,7 +12,7 @@ from cmb.grading.qe._evaluator import Evaluator
 from cmb.grading.qe._input import MAX_PROBLEMS, Problem, element_key
 from cmb.grading.qe._lexer import GROUP_START, INTEGER, Token, fortran_real, lex_group
 
-MAX_ASSIGNMENTS = 20000  # namelist elements one input may assign (repeat counts included)
+MAX_ASSIGNMENTS = 20000  # namelist items one input may hold (values, names, commas; repeat counts included)
 MAX_GROUPS = 20  # namelist groups read from one file
 FORTRAN_INT_MAX = 2**31 - 1
 
@@ -173,6 +173,7 @@ def _read_group(lines: list[str], start: int, name: str, col: int, budget: list[
     group = _Group(name, start + 1, len(lines))
     reader = _GroupReader(group, decls, budget)
     for item in lex_group(lines, start, col):
+        budget[0] -= not isinstance(item, int)  # every item costs, or a line of 100,000 bare commas reads forever
         if reader.hopeless:
             group.problems.append(Problem("too many problems or values; the rest of the file is not read", None))
             group.end_line = len(lines)

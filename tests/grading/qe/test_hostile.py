@@ -37,6 +37,18 @@ def test_binary_and_oversized_inputs_fail_cleanly(tmp_path):
     assert not res.passed and "not a finite real number" in res.message
 
 
+def test_a_line_of_a_hundred_thousand_bare_items_stops_the_reader(tmp_path):
+    """Found by the fuzzer: a 1.1 MB pw.x input whose namelist line was commas and values with no names took 1.5 s,
+    since only assignments counted against the reader's budget; now every item does."""
+    from cmb.grading.qe import parse_pw_input
+
+    text = "&control\n calculation = 'scf'\n/\n&system\n ibrav = 2, " + "1, ," * 100_000 + "\n/\n"
+    parsed = parse_pw_input(text)
+    assert any("the rest of the file is not read" in p.message for p in parsed.problems)
+    res = grade_input(tmp_path, text, qe_check("qe.valid"))
+    assert not res.passed
+
+
 def test_huge_repeat_counts_and_atom_counts_stay_bounded(tmp_path):
     text = with_system("starting_magnetization = 999999*0.5, hubbard_v = 999999*1.0")
     res = grade_input(tmp_path, text, qe_check("qe.valid"))
