@@ -48,7 +48,7 @@ sys.path.insert(0, str(REPO))
 
 from cmb.models import RunKey  # noqa: E402
 from cmb.store import ParquetStore  # noqa: E402
-from tests.agents.builtin_scripts import FIT_CODE  # noqa: E402
+from tests.agents.builtin_scripts import CLIENT, FIT_CODE  # noqa: E402
 from tests.gateway.scripted_upstream import ScriptedUpstream  # noqa: E402
 from tests.store.mlflow_helpers import MlflowServer, free_port  # noqa: E402
 
@@ -62,21 +62,6 @@ ROUND_TIMEOUT_S = 1500.0
 STRIKE_WAIT_S = 30.0  # a fault that needs a running attempt waits this long for one, then strikes anyway
 GAP_DONE = 3  # attempts finished between two faults, so that each one's effects can be told apart
 KINDS = ("driver-kill", "launcher-kill", "dockerd-restart", "mlflow-outage", "gateway-kill", "results-full")
-
-# The gateway agent: one chat request; the reply is the program it runs (it solves si-eos-analysis).
-CLIENT = r"""
-import json, os, sys, urllib.request
-body = {"model": os.environ["CMB_MODEL"], "messages": [{"role": "user", "content": "solve"}]}
-req = urllib.request.Request(os.environ["CMB_BASE_URL"] + "/v1/chat/completions", data=json.dumps(body).encode(),
-                             headers={"Authorization": "Bearer " + os.environ["CMB_API_KEY"],
-                                      "Content-Type": "application/json"})
-try:
-    reply = json.load(urllib.request.urlopen(req, timeout=120))
-except Exception as exc:
-    print("model call failed:", exc, file=sys.stderr)
-    sys.exit(3)
-exec(reply["choices"][0]["message"]["content"])
-"""
 
 
 def log(msg: str) -> None:

@@ -41,6 +41,21 @@ with open("answer.json", "w") as f:
 print(answer)
 """
 
+# A minimal external agent: one chat request through the gateway; the reply's text is the program it runs.
+CLIENT = r"""
+import json, os, sys, urllib.request
+body = {"model": os.environ["CMB_MODEL"], "messages": [{"role": "user", "content": "solve"}]}
+req = urllib.request.Request(os.environ["CMB_BASE_URL"] + "/v1/chat/completions", data=json.dumps(body).encode(),
+                             headers={"Authorization": "Bearer " + os.environ["CMB_API_KEY"],
+                                      "Content-Type": "application/json"})
+try:
+    reply = json.load(urllib.request.urlopen(req, timeout=120))
+except Exception as exc:
+    print("model call failed:", exc, file=sys.stderr)
+    sys.exit(3)
+exec(reply["choices"][0]["message"]["content"])
+"""
+
 USAGE = [
     {"prompt": 1500, "completion": 60, "cached": 0},
     {"prompt": 1800, "completion": 400, "cached": 1400, "reasoning": 50},

@@ -27,7 +27,7 @@ from cmb.sandbox import get_backend
 from cmb.scheduler import run_sweep
 from cmb.settings import CmbSettings
 from cmb.store import ParquetStore
-from tests.agents.builtin_scripts import FIT_CODE, REPO, TASK, codeact_replies, react_replies
+from tests.agents.builtin_scripts import CLIENT, FIT_CODE, REPO, TASK, codeact_replies, react_replies
 from tests.gateway.helpers import KEY_ENV, UPSTREAM_KEY, make_gateway
 from tests.gateway.scripted_upstream import ScriptedUpstream
 from tests.runner.fake_sandbox import FakeSandbox
@@ -35,21 +35,6 @@ from tests.runner.fake_sandbox import FakeSandbox
 MODEL = "test/gpt-4o-mini"
 TRIES = 4  # make_gateway retries 3 times: four tries per request
 EXTERNAL = "upstream-probe"
-
-# A minimal external agent: one chat request through the gateway; the reply's text is the program it runs.
-CLIENT = r"""
-import json, os, sys, urllib.request
-body = {"model": os.environ["CMB_MODEL"], "messages": [{"role": "user", "content": "solve"}]}
-req = urllib.request.Request(os.environ["CMB_BASE_URL"] + "/v1/chat/completions", data=json.dumps(body).encode(),
-                             headers={"Authorization": "Bearer " + os.environ["CMB_API_KEY"],
-                                      "Content-Type": "application/json"})
-try:
-    reply = json.load(urllib.request.urlopen(req, timeout=120))
-except Exception as exc:
-    print("model call failed:", exc, file=sys.stderr)
-    sys.exit(3)
-exec(reply["choices"][0]["message"]["content"])
-"""
 
 
 @pytest.fixture(scope="module")

@@ -320,33 +320,29 @@ def test_an_agent_that_outgrows_its_storage_is_evicted_as_its_own_failure(messag
     assert classify_pod(node).blame == "infrastructure"  # type: ignore[union-attr]
 
 
-def test_eviction_for_the_workspace_limit_during_a_command_is_a_disk_limit(
-    cluster: FakeKubeApiServer, sandboxes: list[KubernetesSandbox]
-) -> None:
-    sb = make(sandboxes, "cmb-dl-sf-0-hhhh")
+def _sleep_until(sb: KubernetesSandbox, fault: Any) -> Any:
+    """Start the sandbox, run a long command, apply `fault(pod_name)` a second in, and return the exec result."""
     sb.start()
     assert sb.pod_name is not None
     result: dict[str, Any] = {}
     thread = threading.Thread(target=lambda: result.setdefault("r", sb.exec(["sleep", "20"], timeout_s=60)))
     thread.start()
     time.sleep(1.0)
-    cluster.evict(sb.pod_name, message=OWN_DISK[0])
+    fault(sb.pod_name)
     thread.join(30)
-    r = result["r"]
+    return result["r"]
+
+
+def test_eviction_for_the_workspace_limit_during_a_command_is_a_disk_limit(
+    cluster: FakeKubeApiServer, sandboxes: list[KubernetesSandbox]
+) -> None:
+    r = _sleep_until(make(sandboxes, "cmb-dk-sf-0-iiii"), lambda pod: cluster.evict(pod, message=OWN_DISK[0]))
     assert r.disk_exceeded and r.exit_code == 137 and not r.timed_out and not r.oom_killed
 
 
 def test_deadline_exceeded_is_a_time_out(cluster: FakeKubeApiServer, sandboxes: list[KubernetesSandbox]) -> None:
-    sb = make(sandboxes, "cmb-dl-sf-0-hhhh")
-    sb.start()
-    assert sb.pod_name is not None
-    result: dict[str, Any] = {}
-    thread = threading.Thread(target=lambda: result.setdefault("r", sb.exec(["sleep", "20"], timeout_s=60)))
-    thread.start()
-    time.sleep(1.0)
-    cluster.deadline_exceeded(sb.pod_name)
-    thread.join(30)
-    assert result["r"].timed_out and not result["r"].oom_killed
+    r = _sleep_until(make(sandboxes, "cmb-dl-sf-0-hhhh"), cluster.deadline_exceeded)
+    assert r.timed_out and not r.oom_killed
 
 
 @pytest.mark.parametrize(
