@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from cmb.catalog import validate, verify_entry
+from cmb.catalog import PROMPT_NAME, validate, verify_entry
 from cmb.cli import cli
-from tests.tasks._helpers import CATALOG
+from tests.tasks._helpers import CATALOG, grade_dir, run_oracle
 
 ENTRIES = sorted(CATALOG.entries.values(), key=lambda e: e.id)
 
@@ -32,17 +32,38 @@ def test_every_entry_validates_with_no_leak():
     assert problems == [], "\n".join(map(str, problems))
 
 
+def test_no_oracle_reads_the_prompt():
+    """The oracle's output is then the same under every condition, which lets the tests run it once per task."""
+    readers = [
+        f"{e.id}: {path.relative_to(e.reference_dir)}"
+        for e in ENTRIES
+        for path in sorted((e.reference_dir / "solution").rglob("*"))
+        if path.is_file() and PROMPT_NAME.encode() in path.read_bytes()
+    ]
+    assert readers == []
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("entry", "condition"),
     [(e, c) for e in ENTRIES for c in e.conditions()],
     ids=[f"{e.id}-{c.value}" for e in ENTRIES for c in e.conditions()],
 )
-def test_oracle_passes_and_empty_submission_fails(entry, condition):
-    result = verify_entry(entry, condition, timeout_s=600)
+def test_oracle_passes_and_empty_submission_fails(entry, condition, tmp_path):
+    oracle = grade_dir(entry.id, run_oracle(entry.id, tmp_path / "oracle", condition))
+    failing = [f"{c.id}: {c.message}" for c in oracle.checks if not c.passed]
+    assert oracle.passed, failing
+    (tmp_path / "empty").mkdir()
+    null = grade_dir(entry.id, tmp_path / "empty")
+    assert not null.passed
+    assert null.score < 1.0
+
+
+def test_verify_entry_grades_the_oracle_the_empty_folder_and_the_recall_answer():
+    """`cmb tasks verify`'s own path, on a task whose oracle takes a second."""
+    e = CATALOG.get("si-pw-scf-inputs")
+    result = verify_entry(e, e.conditions()[1], timeout_s=120)
     assert result.error is None, result.error
-    assert result.oracle is not None
-    failing = [f"{c.id}: {c.message}" for c in result.oracle.checks if not c.passed]
-    assert result.oracle.passed, failing
+    assert result.oracle is not None and result.oracle.passed
     assert not result.null.passed
-    assert result.null.score < 1.0
+    assert result.recall is not None and not result.recall.passed
