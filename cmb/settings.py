@@ -111,6 +111,11 @@ class SandboxSettings(Section):
         "$XDG_CACHE_HOME/cmb/manuals (XDG_CACHE_HOME, else ~/.cache, is the XDG convention, read for this default)",
         json_schema_extra=_env("CMB_MANUALS"),
     )
+    compute_prices: Path | None = Field(
+        default=None,
+        description="A compute price sheet (YAML, the form of cmb/models/compute_prices.yaml) that prices each "
+        "attempt's CPU, memory and nodes; none: the pinned sheet",
+    )
 
 
 class KubernetesSettings(Section):

@@ -11,8 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 
+from cmb.models import ComputePriceSheet, RunRecord
 from tests.sandbox._support import require_backend
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker, pytest.mark.ray]
@@ -52,3 +54,24 @@ def test_demo_sweep_on_docker(tmp_path):
             row = seen[(agent, condition)]
             assert row["pass_rate"] == rate, (agent, condition, row)
     assert _cmb(home, "results", "demo", "--markdown").strip() == readme_baselines()
+    assert_compute_is_metered(home)
+
+
+def assert_compute_is_metered(home: Path) -> None:
+    """Every docker attempt's record carries the engine's CPU seconds and peak memory, priced at the pinned sheet."""
+    sheet = ComputePriceSheet.pinned()
+    records = [
+        RunRecord.model_validate_json(text)
+        for text in pl.read_parquet(sorted((home / "results" / "runs").rglob("*.parquet")))["record_json"]
+    ]
+    assert records
+    for r in records:
+        c = r.compute
+        assert c.source == "docker" and c.price_sheet == sheet.version, (r.key, c)
+        assert c.cpu_s is not None and c.cpu_s > 0 and c.peak_memory_bytes and c.peak_memory_bytes > 2**20, (r.key, c)
+        assert r.compute_cost_usd == pytest.approx(sheet.cost(r.resources, c)) and r.compute_cost_usd > 0
+    table = json.loads(_cmb(home, "results", "demo", "--table", "cost", "--json"))
+    total = next(row for row in table["rows"] if row["agent"] == "sweep total (kept)")
+    assert total["metered_attempts"] == total["attempts"] and total["estimated_attempts"] == 0, total
+    assert total["cpu_hours_used"] > 0 and total["peak_memory_gib"] > 0 and total["compute_cost_usd"] > 0
+    assert table["meta"]["compute_price_sheets"] == [sheet.version]

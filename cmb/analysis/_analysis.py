@@ -34,7 +34,7 @@ class AnalysisOptions(CmbModel):
     n_boot: int = Field(default=DEFAULT_N_BOOT, ge=100, description="Bootstrap resamples")
     seed: int = Field(default=DEFAULT_SEED, description="Seed of every bootstrap and Monte Carlo test")
     level: float = Field(default=0.95, gt=0, lt=1, description="Confidence level of intervals")
-    cost: CostModel = Field(default_factory=CostModel)
+    cost: CostModel = Field(default_factory=CostModel, description="Compute estimate of records without metered cost")
     agents: tuple[str, ...] | None = Field(default=None, description="Only these agents")
     conditions: tuple[str, ...] | None = Field(default=None, description="Only these conditions")
 
@@ -79,8 +79,10 @@ class Analysis:
         checks: pl.LazyFrame | None = None,
         options: AnalysisOptions | None = None,
         sweeps: Sequence[str] = (),
+        home: Path | None = None,
     ) -> None:
         self.options = options or AnalysisOptions()
+        self.home = home  # CMB_HOME when loaded from a store: where the sweeps' specs are (None for in-memory rows)
         self.all, self.epoch = prepare(runs, epoch=self.options.epoch, cost=self.options.cost)
         kept = self.all.filter(pl.col("drop_reason").is_null())
         if self.options.agents:
@@ -97,7 +99,7 @@ class Analysis:
         if not sweeps:
             raise AnalysisError("name at least one sweep")
         runs = dedupe_runs(scan_runs(home, sweeps).collect())
-        return cls(runs.lazy(), scan_checks(home, sweeps), options, sweeps)
+        return cls(runs.lazy(), scan_checks(home, sweeps), options, sweeps, home)
 
     @property
     def pass_col(self) -> str:

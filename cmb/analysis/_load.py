@@ -29,7 +29,8 @@ RUN_COLUMNS: tuple[str, ...] = (
     "key", "sweep", "agent", "model", "task", "study", "kind", "condition", "trial", "started_at", "finished_at",
     "written_at", "run_id", "t_setup_s", "t_agent_s", "t_collect_s", "t_grade_s", "input_tokens", "output_tokens",
     "cached_tokens", "model_cost_usd", "cpus", "node_exclusive", "audit_passed", "raw_score", "gated_score", "passed",
-    "failure_class", "task_hash", "grader_hash", "harness_version",
+    "failure_class", "task_hash", "grader_hash", "harness_version", "compute_cost_usd", "memory_gib", "held_s",
+    "cpu_s", "peak_memory_bytes", "compute_source", "compute_price_sheet",
 )  # fmt: skip
 CHECK_COLUMNS: tuple[str, ...] = ("key", "sweep", "run_id", "check_id", "check_type", "category", "passed", "message")
 INFRASTRUCTURE = "infrastructure"

@@ -8,7 +8,7 @@ import polars as pl
 from pydantic import Field
 
 from cmb.analysis._load import RUN_COLUMNS
-from cmb.models import CmbModel, FailureClass
+from cmb.models import DEFAULT_PROFILES, CmbModel, ComputePriceSheet, FailureClass
 
 # Outcome of a kept attempt as the tables and the grid show it.
 PASS = "pass"
@@ -42,11 +42,29 @@ class Epoch(StrEnum):
     ALL = "all"
 
 
-class CostModel(CmbModel):
-    """Prices that turn resources and wall time into compute cost. Model cost is what the gateway recorded."""
+_PINNED = ComputePriceSheet.pinned()
+_GIB_PER_CORE = DEFAULT_PROFILES["single"].memory_gib / DEFAULT_PROFILES["single"].cpus
 
-    cpu_hour_usd: float = Field(default=0.05, ge=0, description="Price of one CPU core for one hour (shared nodes)")
-    node_hour_usd: float = Field(default=6.0, ge=0, description="Price of one whole node for one hour (exclusive)")
+
+class CostModel(CmbModel):
+    """Prices of the compute estimate for records that carry no metered compute cost (those from before metering).
+
+    An attempt priced when it ran (`compute_cost_usd` recorded, at its price sheet under OpenCost's rule) keeps
+    that cost; only older records are estimated here, from requested CPUs (or a whole node) over their wall time.
+    Model cost is always what the gateway recorded.
+    """
+
+    cpu_hour_usd: float = Field(
+        default_factory=lambda: _PINNED.vcpu_hour_usd + _GIB_PER_CORE * _PINNED.gib_hour_usd,
+        ge=0,
+        description="Price of one CPU core, with its share of memory, for one hour (shared nodes); default: the "
+        "pinned price sheet's vCPU with 4 GiB (the single profile's memory per core)",
+    )
+    node_hour_usd: float = Field(
+        default_factory=lambda: _PINNED.node_hour_usd(DEFAULT_PROFILES["workflow"]),
+        ge=0,
+        description="Price of one whole node for one hour (exclusive); default: the pinned sheet's workflow node",
+    )
 
     def compute_cost(self, cpus: float, node_exclusive: bool, seconds: float) -> float:
         """Compute cost of one attempt: a whole node, or its CPUs, for its wall time (as the tables count it)."""
@@ -76,6 +94,9 @@ def prepare(
 ) -> tuple[pl.DataFrame, EpochReport]:
     """Derive outcome, wall time and cost columns and mark dropped attempts in `drop_reason` (null = kept).
 
+    `compute_usd` is the recorded `compute_cost_usd` where the attempt was metered (`compute_metered`), else the
+    `cost` estimate (requested CPUs, or a whole node, over the wall time).
+
     Infrastructure failures are always dropped: they are the harness's, never the agent's. With the latest epoch
     (default) each sweep keeps the harness version of its most recent attempt and each task the task and grader
     version of its most recent attempt, so a sweep resumed after a fix is not mixed with the runs before it.
@@ -83,7 +104,7 @@ def prepare(
     cost = cost or CostModel()
     runs = runs.select(RUN_COLUMNS)
     # A NaN cost is a writer's way of saying unknown: it is unpriced, like null, never a number.
-    runs = runs.with_columns(pl.col("model_cost_usd").fill_nan(None))
+    runs = runs.with_columns(pl.col("model_cost_usd").fill_nan(None), pl.col("compute_cost_usd").fill_nan(None))
     # Flags first, the drop reason once at the end: each version is ranked by its latest finish among the
     # attempts that still count (infrastructure rows never pick the epoch, stale-harness rows never a task's).
     lf = runs.with_columns(_infra=pl.col("failure_class").fill_null("") == FailureClass.INFRASTRUCTURE.value)
@@ -126,10 +147,16 @@ def prepare(
     )
     exclusive = pl.col("node_exclusive").fill_null(False)
     hours = pl.col("wall_s") / 3600.0
-    lf = lf.with_columns(
-        compute_usd=pl.when(exclusive)
+    estimate = (
+        pl.when(exclusive)
         .then(hours * cost.node_hour_usd)
-        .otherwise(hours * pl.col("cpus").fill_null(1.0) * cost.cpu_hour_usd),
+        .otherwise(hours * pl.col("cpus").fill_null(1.0) * cost.cpu_hour_usd)
+    )
+    metered = pl.col("compute_cost_usd").is_not_null()
+    lf = lf.with_columns(
+        # the cost metered and priced when the attempt ran; the configured estimate only for older records
+        compute_usd=pl.when(metered).then(pl.col("compute_cost_usd")).otherwise(estimate),
+        compute_metered=metered,
         outcome=pl.when(pl.col("pass_gated"))
         .then(pl.lit(PASS))
         .when(pl.col("failure_class").is_not_null())

@@ -335,7 +335,8 @@ def render_report(a: Analysis) -> str:
         ),
         (
             "Cost",
-            "Model cost as recorded by the gateway plus compute at the configured prices.",
+            "Model cost as recorded by the gateway plus compute as metered when each attempt ran (estimated at the "
+            "configured prices, and marked ~, for records from before metering).",
             _cost_figure(tables["cost"], tables["pass"]) + _table_html(tables["cost"]),
         ),
         (
@@ -357,7 +358,8 @@ def render_report(a: Analysis) -> str:
         f"<li>dropped: {escape(dropped)}; harness kept: {escape(harness or '–')}</li>"
         f"<li>outcomes: {escape(o.basis.value)} (a failed execution audit voids a pass)</li>"
         f"<li>intervals: task-clustered percentile bootstrap, {o.n_boot} resamples, seed {o.seed}, level {o.level}</li>"
-        f"<li>compute prices: {o.cost.cpu_hour_usd} USD per CPU-hour, {o.cost.node_hour_usd} USD per node-hour</li>"
+        f"<li>compute: metered attempts at the price sheet recorded with them; records from before metering "
+        f"estimated at {o.cost.cpu_hour_usd:.4g} USD per CPU-hour, {o.cost.node_hour_usd:.4g} USD per node-hour</li>"
         f"</ul></section>"
     )
     return (

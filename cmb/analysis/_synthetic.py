@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pydantic import Field
 
-from cmb.models import CmbModel
+from cmb.models import DEFAULT_PROFILES, CmbModel, ComputePriceSheet
 from cmb.store import CHECKS_SCHEMA, RESULTS_SCHEMA_VERSION, RUNS_SCHEMA
 
 _KINDS = np.array(["input-preparation", "output-analysis", "run-and-analyze"])
@@ -118,6 +118,7 @@ def synthetic_sweep(
     started = ((start0 + offset) * 1e6).astype(np.int64)
     setup_s, collect_s, grade_s = rng.uniform(2, 10, n), rng.uniform(0.5, 3, n), rng.uniform(0.1, 1, n)
     finished = started + ((setup_s + agent_s + collect_s + grade_s) * 1e6).astype(np.int64)
+    metered = _metered(seed, wf, ~stale_harness, setup_s + agent_s + collect_s)
     agent = _labels(a_idx, [ag.name for ag in agents])
     task = _labels(task_i, tasks.tolist())
     condition = _labels(cond, list(_CONDITIONS))
@@ -167,6 +168,7 @@ def synthetic_sweep(
         ),  # fmt: skip
         "grader_hash": _labels(np.zeros(n, np.int32), ["g1"]),
         "harness_version": _labels(stale_harness.astype(np.int32), ["0.1.0", "0.0.9"]),
+        **metered,
     }
     runs_table = _table(runs, RUNS_SCHEMA, n)
     if not checks:
@@ -174,6 +176,34 @@ def synthetic_sweep(
     return runs_table, _checks(runs_table, graded, raw_pass, fail_check, category, k, rng)
 
 
+def _metered(seed: int, wf: np.ndarray, metered: np.ndarray, held_s: np.ndarray) -> dict[str, Any]:
+    """Measured usage and its cost at the pinned price sheet; attempts not `metered` (older harness) get none.
+
+    Shared attempts use the single profile (4 CPUs, 16 GiB), workflows the workflow profile's whole node, as the
+    `cpus` and `memory_gib` columns request. A generator of its own keeps the other columns as they were.
+    """
+    rng = np.random.default_rng([seed, 1])
+    n = wf.size
+    sheet = ComputePriceSheet.pinned()
+    cpus, gib = np.where(wf, 128.0, 4.0), np.where(wf, 239.0, 16.0)
+    cpu_s = held_s * cpus * rng.uniform(0.1, 1.1, n)
+    peak = (gib * rng.uniform(0.2, np.where(wf, 1.0, 1.2)) * GIB).astype(np.int64)  # a node holds what it has
+    cores = np.maximum(cpus, cpu_s / held_s)
+    memory = np.maximum(gib, peak / GIB)
+    shared = held_s / 3600 * (cores * sheet.vcpu_hour_usd + memory * sheet.gib_hour_usd)
+    node = held_s / 3600 * sheet.node_hour_usd(DEFAULT_PROFILES["workflow"])
+    none = ~metered
+    return {
+        "held_s": np.where(metered, held_s, np.nan),
+        "cpu_s": np.where(metered, cpu_s, np.nan),
+        "peak_memory_bytes": pa.array(peak, mask=none),
+        "compute_source": _labels(np.zeros(n, np.int32), ["cgroup-v2"], null=none),
+        "compute_price_sheet": _labels(np.zeros(n, np.int32), [sheet.version], null=none),
+        "compute_cost_usd": np.where(metered, np.where(wf, node, shared), np.nan),
+    }
+
+
+GIB = 2**30
 _CONDITIONS = ("SF", "SR", "WF", "WR")
 _CATEGORIES = ("format", "software", "scientific")
 _FAILURE_CLASSES = ("operational/format", "operational/software", "scientific", "infrastructure", "time-limit")

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import yaml
+from pydantic import ValidationError
 
 from cmb.analysis._analysis import Analysis, register_table
 from cmb.analysis._prepare import CONDITION_ORDER, FAILURE_ORDER, PASS
@@ -16,6 +18,7 @@ from cmb.analysis._stats import (
     pass_k_curves,
 )
 from cmb.analysis._table import Table, ci_cell, pct, pp, rate_cell, ratio, usd
+from cmb.models import SweepSpec
 
 KIND_LABELS = {
     "input-preparation": "prepare inputs",
@@ -472,22 +475,102 @@ def shared_errors_table(a: Analysis, condition: str | None = None) -> Table:
 
 # --- cost ----------------------------------------------------------------------------------------------------------
 
+GIB = 2**30
+ESTIMATED = "~"  # marks a figure that includes compute estimated at the configured prices, not metered
+OPENCOST_RULE = (
+    "each resource at max(request, usage) × its hourly price for the held hours; "
+    "node-exclusive attempts at the whole node's hours"
+)
 
-@register_table("cost", "Cost per agent, per pass and per sweep")
-def cost_table(a: Analysis) -> Table:
-    """Model cost as recorded by the gateway (unpriced said, never $0) plus compute cost at the configured prices."""
-    p = a.pass_col
+
+def _compute_aggs(p: str) -> list[pl.Expr]:
     exclusive = pl.col("node_exclusive").fill_null(False)
-    aggs = [
+    cpus = pl.col("cpus").fill_null(1.0)
+    measured = pl.col("cpu_s").is_not_null()
+    held_shared = ~exclusive & pl.col("held_s").is_not_null()
+    metered = pl.col("compute_metered")
+    return [
         pl.len().cast(pl.Int64).alias("attempts"),
         pl.col(p).sum().cast(pl.Int64).alias("passes"),
         pl.col("input_tokens").sum().alias("input_tokens"),
         pl.col("output_tokens").sum().alias("output_tokens"),
         pl.col("cached_tokens").sum().alias("cached_tokens"),
-        (pl.col("wall_s") * pl.col("cpus").fill_null(1.0)).filter(~exclusive).sum().alias("cpu_s"),
-        pl.col("wall_s").filter(exclusive).sum().alias("node_s"),
+        # requested CPUs over the wall time (the estimate's basis), and the nodes' hours (held, else wall)
+        (pl.col("wall_s") * cpus).filter(~exclusive).sum().alias("_requested_cpu_s"),
+        pl.col("held_s").fill_null(pl.col("wall_s")).filter(exclusive).sum().alias("_node_s"),
+        # measured: CPU time used, requested CPUs over the held time, peak memory
+        pl.col("cpu_s").filter(measured).sum().alias("_used_cpu_s"),
+        measured.sum().cast(pl.Int64).alias("_cpu_measured"),
+        (pl.col("held_s") * cpus).filter(held_shared).sum().alias("_held_cpu_s"),
+        held_shared.sum().cast(pl.Int64).alias("_held_shared"),
+        pl.col("peak_memory_bytes").max().alias("_peak_bytes"),
+        metered.sum().cast(pl.Int64).alias("_metered"),
+        pl.col("compute_usd").filter(~metered).sum().alias("_estimated_usd"),
         *_cost_exprs(),
     ]
+
+
+def _hours(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
+def idle_share(a: Analysis, sweep: str) -> dict[str, Any]:
+    """Share of the sweep's slots held by no attempt: 1 − Σ held / (slots × span), over every attempt of `sweep`.
+
+    Slots are the spec's `max_concurrency` (`<home>/sweeps/<sweep>/spec.yaml`), the span runs from the first start
+    to the last finish, so gaps between the driver sessions of a resumed sweep count as idle. Attempts recorded
+    before metering count their wall time as held (and the share says how many did). `idle_share` is None, with a
+    `reason`, when the spec or the attempts' times are missing.
+    """
+    info: dict[str, Any] = {"idle_share": None, "reason": None}
+    path = None if a.home is None else a.home / "sweeps" / sweep / "spec.yaml"
+    if path is None or not path.is_file():
+        return info | {"reason": "no sweep spec"}
+    try:
+        spec = SweepSpec.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError) as exc:
+        return info | {"reason": f"unreadable sweep spec {path}: {type(exc).__name__}"}
+    rows = a.all.filter(pl.col("sweep") == sweep)
+    span = rows.select(
+        (pl.col("finished_at").max() - pl.col("started_at").min()).dt.total_microseconds().cast(pl.Float64) / 1e6
+    ).item()
+    held = rows.select(pl.col("held_s").fill_null(pl.col("wall_s")).sum()).item()
+    info |= {
+        "slots": spec.max_concurrency,
+        "span_s": span,
+        "held_s": float(held),
+        "attempts": rows.height,
+        "held_estimated_attempts": int(rows["held_s"].null_count()),
+    }
+    if span is None or span <= 0:
+        return info | {"reason": "no attempt time span"}
+    return info | {"idle_share": 1.0 - float(held) / (spec.max_concurrency * span)}
+
+
+def _idle_note(sweep: str, info: dict[str, Any]) -> str:
+    if info["idle_share"] is None:
+        return f"idle share ({sweep}): unknown ({info['reason']})"
+    slot_h, span_h = info["slots"] * info["span_s"] / 3600, info["span_s"] / 3600
+    estimated = info["held_estimated_attempts"]
+    mark = ESTIMATED if estimated else ""
+    text = (
+        f"idle share ({sweep}): {mark}{pct(info['idle_share'])}% of {info['slots']} slots × {span_h:.2f} h span "
+        f"({info['held_s'] / 3600:.2f} of {slot_h:.2f} slot-hours held); gaps between driver sessions of a resumed "
+        "sweep count as idle"
+    )
+    if estimated:
+        text += f"; {ESTIMATED} {estimated} attempt(s) recorded before metering count their wall time as held"
+    return text
+
+
+@register_table("cost", "Cost per agent, per pass and per sweep")
+def cost_table(a: Analysis) -> Table:
+    """Model cost as recorded by the gateway (unpriced said, never $0) plus compute cost as metered at attempt time.
+
+    Records from before metering carry no compute cost: theirs is estimated at the configured prices and marked
+    so (`~`, the metered/estimated counts), never shown as measured. The notes give the idle share of each sweep.
+    """
+    aggs = _compute_aggs(a.pass_col)
     by = a.runs.group_by(["agent", "condition"]).agg(*aggs)
     by = by.sort(pl.col("agent"), pl.col("condition").replace_strict(rank(CONDITION_ORDER), default=99))
     total = a.runs.select(*aggs).with_columns(agent=pl.lit("sweep total (kept)"), condition=pl.lit(""))
@@ -499,6 +582,8 @@ def cost_table(a: Analysis) -> Table:
     for r in pl.concat(frames).iter_rows(named=True):
         model = _model_cost(r)
         known = r["compute_usd"] + (model or 0.0)
+        estimated = r["attempts"] - r["_metered"]
+        measured = r["_cpu_measured"]
         row = {
             "agent": r["agent"],
             "condition": r["condition"] or None,
@@ -507,11 +592,18 @@ def cost_table(a: Analysis) -> Table:
             "input_tokens": r["input_tokens"],
             "output_tokens": r["output_tokens"],
             "cached_tokens": r["cached_tokens"],
-            "cpu_hours": r["cpu_s"] / 3600,
-            "node_hours": r["node_s"] / 3600,
+            "cpu_hours": r["_requested_cpu_s"] / 3600,
+            "node_hours": r["_node_s"] / 3600,
+            "cpu_hours_used": r["_used_cpu_s"] / 3600 if measured else None,
+            "cpu_measured_attempts": measured,
+            "cpu_hours_held": r["_held_cpu_s"] / 3600 if r["_held_shared"] else None,
+            "peak_memory_gib": None if r["_peak_bytes"] is None else r["_peak_bytes"] / GIB,
             "model_cost_usd": model,
             "unpriced_attempts": r["unpriced"],
             "compute_cost_usd": r["compute_usd"],
+            "compute_cost_estimated_usd": r["_estimated_usd"],
+            "metered_attempts": r["_metered"],
+            "estimated_attempts": estimated,
             "total_cost_usd": known,
             "total_is_lower_bound": r["unpriced"] > 0,
             "cost_per_attempt_usd": ratio(known, r["attempts"]),
@@ -519,7 +611,11 @@ def cost_table(a: Analysis) -> Table:
         }
         rows.append(row)
         bound = "≥ " if row["total_is_lower_bound"] else ""
-        per_pass = row["cost_per_pass_usd"]
+        mark = ESTIMATED if estimated else ""
+        used = _hours(row["cpu_hours_used"])
+        if 0 < measured < r["attempts"]:
+            used += f" ({measured} of {r['attempts']})"
+        per_attempt, per_pass = row["cost_per_attempt_usd"], row["cost_per_pass_usd"]
         cells.append(
             [
                 r["agent"],
@@ -528,20 +624,42 @@ def cost_table(a: Analysis) -> Table:
                 str(r["passes"]),
                 f"{(r['input_tokens'] or 0) / 1e6:.2f}/{(r['output_tokens'] or 0) / 1e6:.2f}",
                 usd(model, r["unpriced"]),
-                f"{row['cpu_hours']:.1f}/{row['node_hours']:.1f}",
-                usd(r["compute_usd"]),
-                bound + usd(known),
-                "–" if per_pass is None else bound + usd(per_pass),
+                mark + usd(r["compute_usd"]),
+                f"{r['_metered']}/{estimated}",
+                f"{used}/{_hours(row['cpu_hours_held'])}",
+                f"{row['node_hours']:.2f}",
+                "–" if row["peak_memory_gib"] is None else f"{row['peak_memory_gib']:.1f}",
+                bound + mark + usd(known),
+                "–" if per_attempt is None else bound + mark + usd(per_attempt),
+                "–" if per_pass is None else bound + mark + usd(per_pass),
             ]
         )
-    header = ["agent", "cond", "attempts", "passes", "Mtok in/out", "model USD", "cpu-h/node-h", "compute USD",
-              "total USD", "per pass USD"]  # fmt: skip
+    header = ["agent", "cond", "attempts", "passes", "Mtok in/out", "model USD", "compute USD", "metered/est",
+              "cpu-h used/held", "node-h", "peak GiB", "total USD", "per attempt USD", "per pass USD"]  # fmt: skip
+    sheets = sorted(a.all["compute_price_sheet"].drop_nulls().unique().to_list())
+    metered_any = bool(a.all["compute_metered"].any())
+    estimated_all = int((~a.all["compute_metered"]).sum())
     c = a.options.cost
     notes = [
         "model cost as recorded by the gateway at its price table; unpriced models are reported, never counted as $0",
-        f"compute: {c.cpu_hour_usd} USD per CPU-hour (shared), {c.node_hour_usd} USD per node-hour (node-exclusive),"
-        " over setup+agent+collect+grade wall time",
-        a.epoch.summary(),
+        "compute price sheet(s): "
+        + (", ".join(sheets) if sheets else ("unnamed" if metered_any else "none recorded (no metered attempt)"))
+        + f"; metered attempts were priced when they ran by OpenCost's rule: {OPENCOST_RULE}",
     ]
+    if estimated_all:
+        notes.append(
+            f"{ESTIMATED} estimated, not measured: {estimated_all} attempt(s) recorded before metering, at "
+            f"{c.cpu_hour_usd:.4g} USD per requested CPU-hour (shared), {c.node_hour_usd:.4g} USD per node-hour "
+            "(node-exclusive), over setup+agent+collect+grade wall time"
+        )
+    notes += [
+        "metered/est: attempts whose compute cost was metered / estimated; cpu-h used: CPU time measured in the "
+        "sandbox; held: requested CPUs × held time (shared attempts); node-h: node-exclusive attempts' held time "
+        "(wall time before metering); peak GiB: largest peak memory of one attempt",
+    ]
+    idle = {sweep: idle_share(a, sweep) for sweep in a.sweeps}
+    notes += [_idle_note(sweep, info) for sweep, info in idle.items()]
+    notes.append(a.epoch.summary())
+    meta = a.meta() | {"compute_price_sheets": sheets, "idle": idle}
     return Table(name="cost", title="Cost per agent, per pass and per sweep", header=header, cells=cells, rows=rows,
-                 notes=notes, meta=a.meta())  # fmt: skip
+                 notes=notes, meta=meta)  # fmt: skip

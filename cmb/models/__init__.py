@@ -1,6 +1,7 @@
 """Versioned pydantic models at every boundary of cmb."""
 
 from cmb.models._base import SCHEMA_VERSION, CmbModel
+from cmb.models._compute import ComputePriceSheet, ComputeUsage, NodeType
 from cmb.models._gateway import GatewayAccess
 from cmb.models._grader import Category, Check, GraderSpec, PartialCredit, Target, Tolerance
 from cmb.models._launch import ATTEMPT_OPTIONS_VERSION, AgentRef, AttemptOptions, GatewayEndpoint, model_key_form
@@ -43,6 +44,8 @@ __all__ = [
     "CheckResult",
     "Citation",
     "CmbModel",
+    "ComputePriceSheet",
+    "ComputeUsage",
     "Condition",
     "Cost",
     "ExitReason",
@@ -56,6 +59,7 @@ __all__ = [
     "GradeReport",
     "GraderSpec",
     "Kind",
+    "NodeType",
     "PartialCredit",
     "PhaseTimings",
     "Precomputed",

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from cmb.models._base import SCHEMA_VERSION, CmbModel
+from cmb.models._compute import ComputeUsage
 from cmb.models._report import GradeReport
 from cmb.models._task import DEFAULT_PROFILES, Condition, Kind, ResourceProfile
 
@@ -159,7 +160,10 @@ class RunRecord(CmbModel):
     retries: int = Field(default=0, ge=0, description="Infrastructure retries before this record")
     timings: PhaseTimings = Field(default_factory=PhaseTimings)
     usage: Usage = Field(default_factory=Usage)
-    compute_cost_usd: float | None = None
+    compute_cost_usd: float | None = Field(
+        default=None, description="Compute cost at `compute.price_sheet` (OpenCost's rule); None: not priced"
+    )
+    compute: ComputeUsage = Field(default_factory=ComputeUsage, description="What the sandbox used and held")
     resources: ResourceProfile
     grade: GradeReport | None = Field(default=None, description="None when the attempt never reached grading")
     audit_passed: bool = Field(default=True, description="A failed audit voids the gated score")

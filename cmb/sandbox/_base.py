@@ -57,6 +57,15 @@ class ExecResult:
     disk_exceeded: bool = False  # killed because the workspace (and /tmp) outgrew profile.disk_gib
 
 
+@dataclass(frozen=True)
+class Measured:
+    """What a sandbox's processes used, from the kernel's (or the container engine's) counters."""
+
+    cpu_s: float
+    peak_memory_bytes: int | None
+    source: str
+
+
 class Sandbox(ABC):
     """An isolated place to run an agent: exec, copy in and out, limits, teardown."""
 
@@ -84,6 +93,13 @@ class Sandbox(ABC):
         """
         if self.processes_outlive_exec:
             self.exec(["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"], timeout_s=30)
+
+    def measure(self) -> Measured | None:
+        """CPU seconds and peak memory of the sandbox's processes so far; None where the backend cannot tell.
+
+        The figures are the kernel's or the container engine's counters, never the agent's word.
+        """
+        return None
 
     @classmethod
     def configured(cls, settings: CmbSettings) -> type[Sandbox]:

@@ -14,10 +14,12 @@ import time
 from pathlib import Path
 
 from cmb.models import ResourceProfile
+from cmb.sandbox._base import Measured
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PARENT = "cmb"
 _V1_CONTROLLERS = ("memory", "pids", "cpu")
+_V1_ACCOUNTING = "cpuacct"  # CPU time; its own hierarchy where it is not mounted together with cpu
 
 
 class Cgroup:
@@ -42,7 +44,7 @@ class Cgroup:
 
     @classmethod
     def _create_v1(cls, name: str, profile: ResourceProfile, root: Path) -> Cgroup:
-        dirs = {c: root / c / PARENT / name for c in _V1_CONTROLLERS}
+        dirs = {c: root / c / PARENT / name for c in _v1_controllers(root)}
         for d in dirs.values():
             d.mkdir(parents=True, exist_ok=True)
         mem = int(profile.memory_gib * 2**30)
@@ -85,6 +87,27 @@ class Cgroup:
         except OSError:
             pass
         return 0
+
+    def usage(self) -> Measured | None:
+        """CPU seconds and peak memory of every process that was in the cgroup; None when unreadable."""
+        try:
+            if self.version == 2:
+                d = self.dirs["all"]
+                stat = dict(line.split() for line in (d / "cpu.stat").read_text().splitlines())
+                peak = d / "memory.peak"  # kernels before 5.19 have none
+                return Measured(
+                    int(stat["usage_usec"]) / 1e6,
+                    int(peak.read_text()) if peak.is_file() else None,
+                    "cgroup-v2",
+                )
+            acct = self.dirs.get(_V1_ACCOUNTING, self.dirs["cpu"])
+            return Measured(
+                int((acct / "cpuacct.usage").read_text()) / 1e9,
+                int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text()),
+                "cgroup-v1",
+            )
+        except (OSError, KeyError, ValueError):
+            return None
 
     def pids(self) -> list[int]:
         """Processes in the cgroup now."""
@@ -131,11 +154,36 @@ def stale_cgroups(root: Path = CGROUP_ROOT) -> list[Cgroup]:
         names = [d.name for d in parent.iterdir() if d.is_dir()] if parent.is_dir() else []
         return [Cgroup(n, {"all": parent / n}, 2) for n in names]
     names_v1: set[str] = set()
-    for c in _V1_CONTROLLERS:
+    controllers = _v1_controllers(root)
+    for c in controllers:
         parent = root / c / PARENT
         if parent.is_dir():
             names_v1.update(d.name for d in parent.iterdir() if d.is_dir())
-    return [Cgroup(n, {c: root / c / PARENT / n for c in _V1_CONTROLLERS}, 1) for n in sorted(names_v1)]
+    return [Cgroup(n, {c: root / c / PARENT / n for c in controllers}, 1) for n in sorted(names_v1)]
+
+
+# Run inside a container with the cgroup root as $1: its own cgroup's CPU time and peak memory, v2 or v1.
+REPORT_SCRIPT = (
+    'c=$1; if [ -f "$c/cpu.stat" ]; then '
+    'echo "cgroup-v2 $(sed -n "s/^usage_usec //p" "$c/cpu.stat") $(cat "$c/memory.peak" 2>/dev/null || echo -)"; '
+    'else a=$c/cpuacct; [ -d "$a" ] || a=$c/cpu,cpuacct; '
+    'echo "cgroup-v1 $(cat "$a/cpuacct.usage") $(cat "$c/memory/memory.max_usage_in_bytes" 2>/dev/null || echo -)"; fi'
+)
+
+
+def parse_report(text: str) -> Measured | None:
+    """REPORT_SCRIPT's line as figures (v2 counts microseconds, v1 nanoseconds); None when it is not one."""
+    parts = text.split()
+    if len(parts) != 3 or parts[0] not in ("cgroup-v1", "cgroup-v2") or not parts[1].isdigit():
+        return None
+    scale = 1e6 if parts[0] == "cgroup-v2" else 1e9
+    return Measured(int(parts[1]) / scale, int(parts[2]) if parts[2].isdigit() else None, parts[0])
+
+
+def _v1_controllers(root: Path) -> tuple[str, ...]:
+    """The v1 controllers a sandbox joins: the limiting ones, and CPU accounting where it is a hierarchy apart."""
+    apart = (root / _V1_ACCOUNTING / "cgroup.procs").is_file() and not (root / "cpu" / "cpuacct.usage").is_file()
+    return (*_V1_CONTROLLERS, _V1_ACCOUNTING) if apart else _V1_CONTROLLERS
 
 
 def _write(path: Path, value: str) -> None:

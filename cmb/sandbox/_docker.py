@@ -25,7 +25,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
-from cmb.sandbox._base import ExecResult, Sandbox, SandboxError, SandboxSpec, register_backend
+from cmb.sandbox._base import ExecResult, Measured, Sandbox, SandboxError, SandboxSpec, register_backend
+from cmb.sandbox._cgroup import REPORT_SCRIPT, parse_report
 from cmb.sandbox._docker_support import LABEL, RELAY_SOURCE, OutputCollector, Spool, dir_info, remove_labelled
 from cmb.sandbox._files import extract_tar, relative_parts
 from cmb.sandbox._owner import OWNER_LABEL, owner_dead, owner_tag
@@ -298,6 +299,30 @@ class DockerSandbox(Sandbox):
         r = self.exec(["sh", "-c", 'test -w "$PWD"'], timeout_s=30)
         if r.exit_code != 0:
             raise SandboxError(f"workspace {self.spec.workdir} is not writable by uid 1000 in {self.spec.image}")
+
+    def measure(self) -> Measured | None:
+        """The engine's counters of the container's cgroup: CPU time, and peak memory.
+
+        Cgroup v2 keeps the peak in memory.peak only, which the container's own view of its cgroup shows. A
+        restarted container counts afresh.
+        """
+        import docker.errors
+
+        if self.container is None:
+            return None
+        try:
+            stats = self.client.api.stats(self.container.id, stream=False, one_shot=True)
+            cpu_s = stats["cpu_stats"]["cpu_usage"]["total_usage"] / 1e9
+            peak = stats.get("memory_stats", {}).get("max_usage")
+            if peak is None:
+                exec_id = self.client.api.exec_create(
+                    self.container.id, ["/bin/sh", "-c", REPORT_SCRIPT, "sh", "/sys/fs/cgroup"]
+                )["Id"]
+                inside = parse_report(self.client.api.exec_start(exec_id).decode(errors="replace"))
+                peak = inside.peak_memory_bytes if inside is not None else None
+            return Measured(cpu_s, peak, "docker")
+        except (docker.errors.DockerException, KeyError, TypeError, ValueError):
+            return None
 
     def teardown(self) -> None:
         """Remove the container, relay, network and volume of this sandbox (safe to call twice)."""

@@ -39,7 +39,8 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 
-from cmb.sandbox._base import ExecResult, Sandbox, SandboxError, SandboxSpec, register_backend
+from cmb.sandbox._base import ExecResult, Measured, Sandbox, SandboxError, SandboxSpec, register_backend
+from cmb.sandbox._cgroup import REPORT_SCRIPT, parse_report
 from cmb.sandbox._files import extract_tar, relative_parts
 from cmb.sandbox._kube_manifest import AGENT, FILES, MANAGED_BY, ROLE, job_manifest
 from cmb.sandbox._kube_pods import DISK_LIMIT, PodVerdict, PodWatch, classify_pod, pod_ready
@@ -234,6 +235,16 @@ class KubernetesSandbox(Sandbox):
         if kind == "failed":
             raise SandboxError(f"Job {self.spec.name} cannot run: {value.reason}: {value.message}".rstrip(": "))
         self.pod_name = value["metadata"]["name"]
+
+    def measure(self) -> Measured | None:
+        """The agent container's own cgroup, read by an exec (cgroup v2 on current nodes, v1 on older ones)."""
+        if self.pod_name is None:
+            return None
+        try:
+            code, out, _ = self._exec_retrying(AGENT, ["/bin/sh", "-c", REPORT_SCRIPT, "sh", "/sys/fs/cgroup"], tries=2)
+        except (SandboxError, OSError):
+            return None
+        return parse_report(out.decode(errors="replace")) if code == 0 else None
 
     def teardown(self) -> None:
         """Delete the Job and its pods (background propagation); safe to call twice."""

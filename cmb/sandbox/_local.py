@@ -27,7 +27,7 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import ClassVar
 
-from cmb.sandbox._base import ExecResult, Sandbox, SandboxError, SandboxSpec, register_backend
+from cmb.sandbox._base import ExecResult, Measured, Sandbox, SandboxError, SandboxSpec, register_backend
 from cmb.sandbox._cgroup import Cgroup, stale_cgroups
 from cmb.sandbox._files import copy_in, copy_out, relative_parts, tree_blocks
 from cmb.sandbox._owner import owner_dead, owner_tag
@@ -117,6 +117,10 @@ class LocalSandbox(Sandbox):
         if not self._is_root:
             self._warn("not root: the sandbox runs as the harness's own user")
         self._started = True
+
+    def measure(self) -> Measured | None:
+        """The cgroup's own counters; without a cgroup (not root) nothing measures the sandbox as a whole."""
+        return self.cgroup.usage() if self.cgroup is not None else None
 
     def teardown(self) -> None:
         """Kill whatever still runs, remove the cgroup and the sandbox folder."""

@@ -47,7 +47,7 @@ RUNS_SCHEMA = pa.schema(
         ("reasoning_tokens", pa.int64()),
         ("model_cost_usd", pa.float64()),  # null = unpriced model, never 0
         ("price_table", pa.string()),
-        ("compute_cost_usd", pa.float64()),
+        ("compute_cost_usd", pa.float64()),  # null = not priced (older records)
         ("cpus", pa.float64()),
         ("memory_gib", pa.float64()),
         ("node_exclusive", pa.bool_()),
@@ -66,6 +66,12 @@ RUNS_SCHEMA = pa.schema(
         ("spec_hash", pa.string()),  # SweepSpec.spec_hash() of the sweep that produced the row
         ("run_id", pa.string()),  # one id per write; links a runs row to its checks rows
         ("written_at", pa.timestamp("us", tz="UTC")),  # tie-break when one key was written twice
+        # Metered compute (null: not measured, or a record from before metering).
+        ("held_s", pa.float64()),  # wall seconds the sandbox held its resources
+        ("cpu_s", pa.float64()),  # CPU seconds the sandbox's processes used
+        ("peak_memory_bytes", pa.int64()),
+        ("compute_source", pa.string()),  # who measured: cgroup-v1, cgroup-v2, docker
+        ("compute_price_sheet", pa.string()),  # version of the compute price sheet
         ("record_json", pa.string()),  # the full RunRecord, so MLflow replay and re-analysis lose nothing
     ]
 )
@@ -145,6 +151,11 @@ def run_row(
         "spec_hash": spec_hash,
         "run_id": run_id,
         "written_at": written_at,
+        "held_s": record.compute.held_s,
+        "cpu_s": record.compute.cpu_s,
+        "peak_memory_bytes": record.compute.peak_memory_bytes,
+        "compute_source": record.compute.source,
+        "compute_price_sheet": record.compute.price_sheet,
         "record_json": record.model_dump_json(),
     }
 

@@ -7,8 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from cmb.analysis import TABLES, AnalysisError, Basis, Epoch, bootstrap_ratio
+from cmb.analysis import TABLES, AnalysisError, Basis, CostModel, Epoch, bootstrap_ratio
 from tests.analysis.helpers import analysis, known_sweep, run
+
+# The compute estimate of records from before metering, pinned so the figures below are round.
+ESTIMATE = CostModel(cpu_hour_usd=0.05, node_hour_usd=6.0)
 
 A, B = "A@m", "B@n"
 
@@ -16,7 +19,7 @@ A, B = "A@m", "B@n"
 @pytest.fixture(scope="module")
 def known():
     runs, checks = known_sweep()
-    return analysis(runs, checks, n_boot=400, seed=9)
+    return analysis(runs, checks, n_boot=400, seed=9, cost=ESTIMATE)
 
 
 def _row(table, **where):
@@ -44,7 +47,7 @@ def test_pass_table_rates_counts_and_cost(known):
     assert a["by_kind"]["output-analysis"]["pass_rate"] == 1.0
     assert a["by_kind"]["run-and-analyze"]["pass_rate"] == pytest.approx(2 / 3)
     assert a["model_cost_usd"] == pytest.approx(0.9) and a["unpriced_attempts"] == 0
-    assert a["compute_cost_usd"] == pytest.approx(9 * 4 * 0.5 * 0.05)
+    assert a["compute_cost_usd"] == pytest.approx(9 * 4 * 0.5 * ESTIMATE.cpu_hour_usd)
     b = _row(t, agent=B, condition="SF")
     assert (b["passes"], b["attempts"]) == (5, 9)
     assert b["raw_pass_rate"] == pytest.approx(6 / 9) and b["audit_voided"] == 1
@@ -137,7 +140,9 @@ def test_cost_table(known):
     assert a["total_cost_usd"] == pytest.approx(0.9 + 0.9) and a["cost_per_pass_usd"] == pytest.approx(1.8 / 6)
     assert a["cpu_hours"] == pytest.approx(9 * 4 * 0.5) and not a["total_is_lower_bound"]
     wf = _row(t, agent=A, condition="WF")
-    assert wf["node_hours"] == pytest.approx(1.5) and wf["compute_cost_usd"] == pytest.approx(1.5 * 6.0)
+    assert wf["node_hours"] == pytest.approx(1.5) and wf["compute_cost_usd"] == pytest.approx(
+        1.5 * ESTIMATE.node_hour_usd
+    )
     b = _row(t, agent=B, condition="SF")
     assert b["model_cost_usd"] is None and b["total_is_lower_bound"]
     assert b["cost_per_pass_usd"] == pytest.approx(0.9 / 5)

@@ -9,9 +9,9 @@ import pytest
 
 from cmb.agents import Agent, AgentContext, AgentOutcome, ReplayAgent, Run, WriteFile, get_agent
 from cmb.catalog import Catalog, TaskEntry
-from cmb.models import AuditFlags, Condition, ExitReason, FailureClass, RunKey, RunRecord
+from cmb.models import AuditFlags, ComputePriceSheet, Condition, ExitReason, FailureClass, RunKey, RunRecord
 from cmb.runner import RunOptions, artifacts_path, run_attempt, time_notice
-from cmb.sandbox import SandboxError
+from cmb.sandbox import Measured, SandboxError
 from tests.runner._toy import ANSWER, honest_steps, install_fake_pw, key, path_with, write_suite
 from tests.runner.fake_sandbox import FakeSandbox
 
@@ -215,7 +215,7 @@ class _EvictedPod(FakeSandbox):
 
     def _check(self) -> None:
         if self.gone:
-            raise SandboxError("pod cmb-x failed: DiskLimit: Usage of EmptyDir volume \"workspace\" exceeds the limit")
+            raise SandboxError('pod cmb-x failed: DiskLimit: Usage of EmptyDir volume "workspace" exceeds the limit')
 
     def stop_processes(self) -> None:  # a container's or a pod's: the first call after the agent's run
         self._check()
@@ -270,3 +270,32 @@ def test_condition_and_task_must_match(toy: TaskEntry, opts: RunOptions) -> None
     with pytest.raises(ValueError, match="run key"):
         run_attempt(RunKey(sweep="s", agent="a", task="other", condition=Condition.SF, trial=0), toy,
                     get_agent("null"), FakeSandbox, opts)  # fmt: skip
+
+
+def test_the_record_carries_what_the_sandbox_measured_and_its_price(
+    toy: TaskEntry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sheet = ComputePriceSheet(version="sheet-7", vcpu_hour_usd=3.6, gib_hour_usd=0.36)
+    opts = RunOptions(home=tmp_path / "home", check_network=False, time_limit_s=60, compute_prices=sheet)
+    monkeypatch.setattr(FakeSandbox, "measure", lambda self: Measured(2.5, 3 * 2**30, "cgroup-v1"))
+    record = _run(toy, get_agent("oracle"), opts)
+    c = record.compute
+    assert (c.cpu_s, c.peak_memory_bytes, c.source, c.price_sheet) == (2.5, 3 * 2**30, "cgroup-v1", "sheet-7")
+    t = record.timings
+    assert c.held_s == pytest.approx(t.setup + t.agent + t.collect, abs=2e-3)
+    assert record.compute_cost_usd == pytest.approx(sheet.cost(record.resources, c))
+    assert record.compute_cost_usd > 0
+
+
+def test_an_unreadable_counter_leaves_the_cost_on_the_request(
+    toy: TaskEntry, opts: RunOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: FakeSandbox) -> Measured:
+        raise OSError("cgroup gone")
+
+    monkeypatch.setattr(FakeSandbox, "measure", broken)
+    record = _run(toy, get_agent("oracle"), opts)
+    assert record.passed
+    assert record.compute.cpu_s is None and record.compute.source is None
+    assert record.compute.price_sheet == ComputePriceSheet.pinned().version
+    assert record.compute_cost_usd == pytest.approx(ComputePriceSheet.pinned().cost(record.resources, record.compute))

@@ -13,8 +13,8 @@ import cmb.runner._launch
 from cmb.agents import AGENTS, ExternalAgent, GatewayAccess
 from cmb.catalog import TaskEntry
 from cmb.cli import cli
-from cmb.models import AttemptOptions, Condition, GatewayEndpoint, ResourceProfile, RunKey, RunRecord
-from cmb.runner import LaunchError, UnknownNameError, agent_keys, prepare
+from cmb.models import AttemptOptions, ComputePriceSheet, Condition, GatewayEndpoint, ResourceProfile, RunKey, RunRecord
+from cmb.runner import LaunchError, UnknownNameError, agent_keys, preflight, prepare
 from cmb.sandbox import resolve_backend
 from cmb.scheduler import AttemptContext, run_with_runner
 from cmb.settings import CmbSettings
@@ -144,3 +144,26 @@ def test_cmb_run_and_the_sweep_launch_through_the_same_path(
     run_with_runner(RunKey.parse(f"adhoc/null/{TASK}/SF/0"), toy, context)
     assert len(seen) == 2 and seen[0] == seen[1], seen
     assert seen[0][1:7] == ("null", "local", "img:env", tmp_path / "home", tmp_path / "m", 60)
+
+
+def test_a_users_price_sheet_reaches_the_runner_and_a_broken_one_is_refused_first(
+    toy: TaskEntry, settings: CmbSettings, tmp_path: Path
+) -> None:
+    assert (
+        prepare(key(toy.id, "null"), toy, AttemptOptions(), settings).run_options(GatewayAccess(), None).compute_prices
+        == ComputePriceSheet.pinned()
+    )
+    sheet = tmp_path / "prices.yaml"
+    sheet.write_text("version: mine-1\nvcpu_hour_usd: 0.1\ngib_hour_usd: 0.01\n")
+    mine = settings.model_copy(update={"sandbox": settings.sandbox.model_copy(update={"compute_prices": sheet})})
+    run = prepare(key(toy.id, "null"), toy, AttemptOptions(), mine).run_options(GatewayAccess(), None)
+    assert run.compute_prices.version == "mine-1"
+    for text in ("version: x\nvcpu_hour_usd: -1\ngib_hour_usd: 0\n", "{unclosed", None):
+        if text is None:
+            sheet.unlink()
+        else:
+            sheet.write_text(text)
+        with pytest.raises(LaunchError, match="compute price sheet"):
+            prepare(key(toy.id, "null"), toy, AttemptOptions(), mine)
+        with pytest.raises(LaunchError, match="compute price sheet"):
+            preflight(None, "local", [toy], AttemptOptions(), mine)

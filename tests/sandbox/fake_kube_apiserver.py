@@ -469,7 +469,15 @@ class FakeKubeApiServer:
             host = base / m["name"]
             host.mkdir(parents=True, exist_ok=True)
             pairs.append((m["mountPath"].rstrip("/") or "/", str(host)))
+        # A container sees its own cgroup at /sys/fs/cgroup; here it is a folder whose counters the tests write.
+        pairs.append(("/sys/fs/cgroup", str(self.cgroup_dir(pod["metadata"]["name"], container["name"]))))
         return sorted(pairs, key=lambda p: -len(p[0]))
+
+    def cgroup_dir(self, pod: str, container: str) -> Path:
+        """What a container of `pod` reads as its own cgroup (cgroup v2 files: cpu.stat, memory.peak)."""
+        path = self.root / pod / f"cgroup-{container}"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
 
     @staticmethod
     def _map(value: str, pairs: list[tuple[str, str]]) -> str:

@@ -4,6 +4,7 @@ trying to break out (red-team commands) must not achieve."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import socket
 import time
@@ -89,6 +90,26 @@ def test_thread_variables_follow_the_profile(backend: str, make_sandbox: Sandbox
     sb = make_sandbox(backend, cpus=3)
     r = sh(sb, 'echo "$OMP_NUM_THREADS $OPENBLAS_NUM_THREADS $MKL_NUM_THREADS"')
     assert r.stdout.split() == ["3", "3", "3"]
+
+
+# Backends whose sandboxes count their own use: the local one through its cgroup (root only), docker through the
+# engine's stats, kubernetes through the agent container's own cgroup.
+MEASURES = {"local": os.geteuid() == 0, "docker": True, "kubernetes": True}
+BURN = "import time\nx = bytearray(300 * 2**20)\nt = time.process_time()\nwhile time.process_time() - t < 1.0: pass\n"
+
+
+def test_use_is_measured_by_the_sandboxs_own_counters(backend: str, make_sandbox: SandboxFactory) -> None:
+    """A second of CPU and 300 MiB in one exec show in the kernel's counts, whatever the agent says of itself."""
+    sb = make_sandbox(backend, memory_gib=1)
+    assert sb.exec(["python3", "-c", BURN], timeout_s=60).exit_code == 0
+    measured = sb.measure()
+    if not MEASURES.get(backend, False):
+        assert measured is None
+        return
+    assert measured is not None
+    assert 0.9 <= measured.cpu_s < 10, measured
+    assert measured.peak_memory_bytes is not None and 300 * 2**20 <= measured.peak_memory_bytes < 2**30, measured
+    assert measured.source in ("cgroup-v1", "cgroup-v2", "docker")
 
 
 def test_retried_start_attaches_to_the_same_sandbox(backend: str, make_sandbox: SandboxFactory) -> None:

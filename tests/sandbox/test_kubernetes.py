@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from cmb.models import DEFAULT_PROFILES, ResourceProfile
-from cmb.sandbox import SandboxError, SandboxSpec
+from cmb.sandbox import Measured, SandboxError, SandboxSpec
 from cmb.sandbox._kube_manifest import MIN_K8S, job_manifest, manifest_dict
 from cmb.sandbox._kube_pods import PodVerdict, classify_pod
 from cmb.sandbox._kubernetes import KubernetesSandbox, reset_client_configuration
@@ -192,6 +192,23 @@ def test_round_trip_put_exec_get_teardown(cluster: FakeKubeApiServer, sandboxes:
     sb.teardown()  # twice is fine
     assert ("cmb-agents", "cmb-rt-sf-0-aaaa") not in cluster.jobs
     assert not [p for p in cluster.pods.values() if p["metadata"]["labels"]["job-name"] == "cmb-rt-sf-0-aaaa"]
+
+
+def test_use_is_read_from_the_agent_containers_own_cgroup(
+    cluster: FakeKubeApiServer, sandboxes: list[KubernetesSandbox]
+) -> None:
+    sb = make(sandboxes, "cmb-me-sf-0-ffff")
+    sb.start()
+    assert sb.pod_name is not None
+    counters = cluster.cgroup_dir(sb.pod_name, "agent")
+    assert sb.measure() is None  # nothing to read: the cost stays on the request
+    (counters / "cpu.stat").write_text("usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n")
+    (counters / "memory.peak").write_text(f"{3 * 2**30}\n")
+    measured = sb.measure()
+    assert measured is not None
+    assert (measured.cpu_s, measured.peak_memory_bytes, measured.source) == (2.5, 3 * 2**30, "cgroup-v2")
+    (counters / "memory.peak").unlink()  # kernels before 5.19
+    assert sb.measure() == Measured(2.5, None, "cgroup-v2")
 
 
 def test_timeout_kills_the_whole_command(cluster: FakeKubeApiServer, sandboxes: list[KubernetesSandbox]) -> None:
