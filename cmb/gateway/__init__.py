@@ -4,12 +4,14 @@ from cmb.gateway._config import DEFAULT_UPSTREAMS, Budget, GatewayConfig, RetryP
 from cmb.gateway._local import GatewayClient, LocalGateway, interface_address, read_usage, sandbox_hosts
 from cmb.gateway._prices import PriceTable
 from cmb.gateway._server import Gateway, RoutingError, key_model_name, make_app
-from cmb.gateway._session import attempt_access, load_config, sweep_gateway
+from cmb.gateway._session import TrajectorySource, attempt_access, attempt_trajectory, load_config, sweep_gateway
+from cmb.gateway._state import TRAJECTORY
 from cmb.gateway._tokens import TokenCounts
 from cmb.gateway._usage import AttemptUsage, InfraEvent
 
 __all__ = [
     "DEFAULT_UPSTREAMS",
+    "TRAJECTORY",
     "AttemptUsage",
     "Budget",
     "Gateway",
@@ -21,8 +23,10 @@ __all__ = [
     "RetryPolicy",
     "RoutingError",
     "TokenCounts",
+    "TrajectorySource",
     "UpstreamConfig",
     "attempt_access",
+    "attempt_trajectory",
     "interface_address",
     "key_model_name",
     "load_config",

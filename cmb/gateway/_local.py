@@ -147,6 +147,11 @@ class LocalGateway:
         summary = self.usage(key)
         return summary.to_usage() if summary is not None else None
 
+    def trajectory(self, key: RunKey | str) -> dict[str, Any] | None:
+        """RunOptions.trajectory: the attempt's ATIF trajectory, written beside its transcript (None: no request)."""
+        state = self.gateway.registry.get(str(key))
+        return state.save_trajectory() if state is not None else None
+
     def revoke(self, attempt: RunKey | str) -> bool:
         """Invalidate an attempt's token once it is done."""
         return self.gateway.registry.revoke(str(attempt))
@@ -207,6 +212,14 @@ class GatewayClient:
         """RunOptions.usage_meter over HTTP."""
         summary = self.usage(key)
         return summary.to_usage() if summary is not None else None
+
+    def trajectory(self, key: RunKey | str) -> dict[str, Any] | None:
+        """RunOptions.trajectory over HTTP."""
+        from urllib.parse import quote
+
+        out = self._call("POST", f"/admin/trajectory?attempt={quote(str(key), safe='')}", {})
+        trajectory = out.get("trajectory") if out is not None else None
+        return trajectory if isinstance(trajectory, dict) else None
 
     def revoke(self, attempt: RunKey | str) -> bool:
         """Invalidate an attempt's token."""

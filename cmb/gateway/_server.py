@@ -398,6 +398,19 @@ class Gateway:
             return web.json_response({"error": "unknown attempt"}, status=404)
         return web.json_response(json.loads(state.summary().model_dump_json()))
 
+    async def admin_trajectory(self, request: web.Request) -> web.Response:
+        """POST /admin/trajectory?attempt=KEY -> the attempt's ATIF trajectory, written beside its transcript.
+
+        The runner calls it when the agent is done; `null` when the attempt made no model request.
+        """
+        if not self._admin_ok(request):
+            return web.json_response({"error": "admin key required"}, status=401)
+        state = self.registry.get(request.query.get("attempt", ""))
+        if state is None:
+            return web.json_response({"error": "unknown attempt"}, status=404)
+        trajectory = await asyncio.to_thread(state.save_trajectory)
+        return web.json_response({"trajectory": trajectory})
+
     async def admin_revoke(self, request: web.Request) -> web.Response:
         """DELETE /admin/tokens?attempt=KEY."""
         if not self._admin_ok(request):
@@ -441,5 +454,6 @@ def make_app(gateway: Gateway) -> web.Application:
     app.router.add_post("/admin/tokens", gateway.admin_issue)
     app.router.add_delete("/admin/tokens", gateway.admin_revoke)
     app.router.add_get("/admin/usage", gateway.admin_usage)
+    app.router.add_post("/admin/trajectory", gateway.admin_trajectory)
     app.router.add_get("/healthz", gateway.health)
     return app

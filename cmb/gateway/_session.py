@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from pydantic import SecretStr
 
@@ -18,6 +19,7 @@ from cmb.gateway._local import GatewayClient, LocalGateway, sandbox_hosts
 from cmb.models import GatewayAccess, GatewayEndpoint, RunKey, Usage
 
 Meter = Callable[[RunKey], Usage | None]
+TrajectorySource = Callable[[RunKey], dict[str, Any] | None]
 
 
 def load_config(home: Path, path: Path | None = None) -> GatewayConfig:
@@ -60,3 +62,15 @@ def attempt_access(
         client = GatewayClient(endpoint.url, endpoint.admin_url or endpoint.url, endpoint.admin_key.get_secret_value())
         return client.access(key, model, budget), client.meter
     return GatewayAccess(base_url=endpoint.url, api_key=endpoint.key, model=model), None  # a gateway run by hand
+
+
+def attempt_trajectory(endpoint: GatewayEndpoint) -> TrajectorySource | None:
+    """What turns an attempt's transcript into its ATIF trajectory when the agent is done.
+
+    The gateway's admin API (it writes the file beside the transcript and returns it), or None without an admin
+    key (a gateway run by hand, whose transcripts are not the harness's to read).
+    """
+    if not endpoint.url or endpoint.admin_key is None:
+        return None
+    client = GatewayClient(endpoint.url, endpoint.admin_url or endpoint.url, endpoint.admin_key.get_secret_value())
+    return client.trajectory

@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cmb import __version__
+from cmb.gateway._atif import to_trajectory
 from cmb.gateway._config import Budget
 from cmb.gateway._tokens import TokenCounts
 from cmb.gateway._usage import AttemptUsage, InfraEvent
@@ -20,11 +22,34 @@ from cmb.models import RunKey
 TOKEN_PREFIX = "cmb-"
 TRANSCRIPT = "transcript.jsonl"
 SUMMARY = "usage.json"
+TRAJECTORY = "trajectory.atif.json"
 
 
 def now_iso() -> str:
     """UTC time for records."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def agent_name(attempt: str) -> str:
+    """The agent of an attempt key, without its model (`codeact@openai:gpt-4o` -> `codeact`)."""
+    try:
+        return RunKey.parse(attempt).agent.partition("@")[0]
+    except ValueError:
+        return "agent"
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file; a line that is not one (a write cut short) is left out."""
+    out = []
+    with path.open(encoding="utf-8") as f:
+        for text in f:
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                out.append(obj)
+    return out
 
 
 def records_path(root: Path, attempt: str) -> Path:
@@ -171,6 +196,16 @@ class AttemptState:
         tmp = self.folder / f".{SUMMARY}.{threading.get_ident()}"
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(self.folder / SUMMARY)
+
+    def save_trajectory(self) -> dict[str, Any] | None:
+        """The attempt's ATIF trajectory, from its transcript, written beside it (None: no model request yet)."""
+        lines = read_jsonl(self.transcript) if self.transcript.is_file() else []
+        trajectory = to_trajectory(lines, self.attempt, agent_name(self.attempt), __version__, self.model)
+        if trajectory is not None:
+            tmp = self.folder / f".{TRAJECTORY}.{threading.get_ident()}"
+            tmp.write_text(json.dumps(trajectory, indent=1), encoding="utf-8")
+            tmp.replace(self.folder / TRAJECTORY)
+        return trajectory
 
 
 class Registry:

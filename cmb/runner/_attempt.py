@@ -15,11 +15,14 @@ from typing import Any
 from cmb import __version__
 from cmb.agents import Agent, AgentContext, AgentOutcome, GatewayAccess, SandboxPaths
 from cmb.catalog import PROMPT_NAME, CatalogError, TaskEntry, assemble_solution, stage_bundle
+from cmb.gateway import TRAJECTORY, TrajectorySource
 from cmb.grading import GraderConfigError, grade, grader_hash
 from cmb.manuals import MOUNT_POINT, read_manifest
 from cmb.models import (
     DEFAULT_PROFILES,
     Category,
+    ComputePriceSheet,
+    ComputeUsage,
     ExitReason,
     FailureClass,
     GradeReport,
@@ -36,7 +39,7 @@ from cmb.runner._collect import collect_log, copy_answers, fetch_into, fetch_wor
 from cmb.runner._isolation import NETPROBE, PROBE_TIMEOUT_S, probe_network
 from cmb.runner._supervise import CODES_NAME, HEAD_PREFIX, WRAPPER_NAME
 from cmb.runner._usage import usage_from_report
-from cmb.sandbox import ExecResult, Sandbox, SandboxError, SandboxSpec
+from cmb.sandbox import ExecResult, Measured, Sandbox, SandboxError, SandboxSpec
 from cmb.settings import DEFAULT_IMAGE
 
 WORK_DIR = "work"
@@ -70,6 +73,8 @@ class RunOptions:
     readonly_mounts: dict[str, Path] = field(default_factory=dict)  # sandbox path -> host path
     manuals: Path | None = None  # the offline manuals library, bound at /opt/manuals where the backend can
     usage_meter: Callable[[RunKey], Usage | None] | None = None  # the gateway's metered usage, when there is one
+    compute_prices: ComputePriceSheet = field(default_factory=ComputePriceSheet.pinned)
+    trajectory: TrajectorySource | None = None  # the gateway's ATIF trajectory of the attempt, when there is one
     retries: int = 0
 
 
@@ -200,6 +205,7 @@ class _State:
     grader_error: str | None = None
     collected: list[str] = field(default_factory=list)
     network: NetworkProbe | None = None
+    measured: Measured | None = None
     marks: dict[str, float] = field(default_factory=dict)
     sandbox_warnings: list[str] = field(default_factory=list)
 
@@ -332,6 +338,7 @@ def run_attempt(
         finally:
             if sandbox is not None:
                 state.sandbox_warnings = list(sandbox.warnings)
+                state.measured = _measure(sandbox)
                 try:
                     sandbox.teardown()
                 except Exception as exc:  # noqa: BLE001 - the attempt is complete; a leftover is the janitor's
@@ -360,6 +367,7 @@ def run_attempt(
                 except (CatalogError, GraderConfigError) as exc:
                     state.grader_error = f"{type(exc).__name__}: {exc}"
 
+    _save_trajectory(options, key, art.path, state)
     backend_name = getattr(backend, "backend", backend.__name__)
     record = _record(key, entry, agent, options, profile, started_at, state, agent_seconds, backend_name)
     _write_artifacts(art.path, record, state)
@@ -436,6 +444,26 @@ def _collect(
     state.collected = copy_answers(collected, answer_files, art / "submission")
     write_file_list(collected, art)
     return collected if whole else None
+
+
+def _measure(sandbox: Sandbox) -> Measured | None:
+    try:
+        return sandbox.measure()
+    except Exception:  # noqa: BLE001 - an unreadable counter leaves the cost on the request, never the attempt
+        return None
+
+
+def _compute(options: RunOptions, profile: ResourceProfile, state: _State) -> tuple[ComputeUsage, float]:
+    """What the sandbox used while it held its resources (setup to collect), priced by OpenCost's rule."""
+    held = sum(state.timings.get(phase, 0.0) for phase in ("setup", "agent", "collect"))
+    m = state.measured
+    usage = ComputeUsage(
+        held_s=round(held, 3),
+        cpu_s=None if m is None else round(m.cpu_s, 3),
+        peak_memory_bytes=None if m is None else m.peak_memory_bytes,
+        source=None if m is None else m.source,
+    )
+    return options.compute_prices.priced(profile, usage)
 
 
 def _broke_its_limits(outcome: AgentOutcome | None) -> bool:
@@ -516,6 +544,7 @@ def _record(
             "(the gateway transcript has each fault)"
         )
         messages.append(f"upstream: {upstream_error}")
+    compute, compute_cost = _compute(options, profile, state)
     try:
         g_hash = grader_hash(entry.grader(), entry.reference())
     except (CatalogError, GraderConfigError):
@@ -536,6 +565,8 @@ def _record(
             grade=state.timings.get("grade", 0.0),
         ),
         usage=usage,
+        compute=compute,
+        compute_cost_usd=compute_cost,
         resources=profile,
         grade=state.report,
         audit_passed=state.audit.passed if state.audit is not None else False,
@@ -582,6 +613,22 @@ def _metered(options: RunOptions, key: RunKey, agent: Agent, state: _State) -> U
         # state mid-attempt (it was restarted): the agent met refused tokens, and its model use is unaccounted.
         state.infra_error = "the gateway no longer knows the attempt (it restarted during it); its model use is lost"
     return usage
+
+
+def _save_trajectory(options: RunOptions, key: RunKey, art: Path, state: _State) -> None:
+    """The attempt's model conversation in ATIF (steps, tool calls, observations, tokens) beside its artifacts.
+
+    The gateway builds it from its transcript; an attempt that made no model request (oracle, null) has none.
+    """
+    if options.trajectory is None:
+        return
+    try:
+        trajectory = options.trajectory(key)
+    except Exception as exc:  # noqa: BLE001 - the record does not depend on it
+        state.sandbox_warnings.append(f"no {TRAJECTORY}: the gateway could not build it: {type(exc).__name__}: {exc}")
+        return
+    if trajectory is not None:
+        write_atomic(art / TRAJECTORY, json.dumps(trajectory, indent=1))
 
 
 def _write_artifacts(art: Path, record: RunRecord, state: _State) -> None:

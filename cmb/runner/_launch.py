@@ -12,10 +12,21 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+import yaml
+
 from cmb.agents import Agent
 from cmb.catalog import TaskEntry
-from cmb.gateway import attempt_access, sweep_gateway
-from cmb.models import AgentRef, AttemptOptions, GatewayAccess, ResourceProfile, RunKey, RunRecord, Usage
+from cmb.gateway import TrajectorySource, attempt_access, attempt_trajectory, sweep_gateway
+from cmb.models import (
+    AgentRef,
+    AttemptOptions,
+    ComputePriceSheet,
+    GatewayAccess,
+    ResourceProfile,
+    RunKey,
+    RunRecord,
+    Usage,
+)
 from cmb.runner._attempt import RunOptions, run_attempt
 from cmb.runner._resolve import (
     LaunchError,
@@ -60,9 +71,15 @@ class Launch:
         config = self.settings.gateway.config
         with sweep_gateway(home, self.options.gateway, self.agent.needs_gateway, config) as endpoint:
             access, meter = attempt_access(endpoint, self.key, self.agent_ref.model)
-            return run_attempt(self.key, self.entry, self.agent, self.backend, self.run_options(access, meter))
+            options = self.run_options(access, meter, attempt_trajectory(endpoint))
+            return run_attempt(self.key, self.entry, self.agent, self.backend, options)
 
-    def run_options(self, access: GatewayAccess, meter: Callable[[RunKey], Usage | None] | None) -> RunOptions:
+    def run_options(
+        self,
+        access: GatewayAccess,
+        meter: Callable[[RunKey], Usage | None] | None,
+        trajectory: TrajectorySource | None = None,
+    ) -> RunOptions:
         """What the runner takes, from the options, the settings and the profile."""
         profile, options = self.profile, self.options
         assert options.image is not None
@@ -71,11 +88,13 @@ class Launch:
             image=options.image,
             gateway=access,
             usage_meter=meter,
+            trajectory=trajectory,
             profiles={self.entry.spec.resources: profile} if profile is not None else {},
             time_limit_s=options.time_limit_s or (profile.time_limit_s if profile is not None else None),
             cpus=options.cpus,
             memory_gib=options.memory_gib,
             manuals=self.settings.sandbox.manuals,
+            compute_prices=compute_prices(self.settings),
             queued_at=self.queued_at,
             retries=self.retries,
         )
@@ -101,6 +120,7 @@ def prepare(
     agent = resolve_agent(ref, options.agent_options)
     backend = backend_class(options.backend, settings)
     check_check_types([entry])
+    compute_prices(settings)
     effective = effective_options(options, settings)
     return Launch(key, entry, ref, agent, backend, effective, settings, profile, retries, queued_at)
 
@@ -117,6 +137,15 @@ def launch(
 ) -> RunRecord:
     """Resolve and run one attempt: the launch path of `cmb run` and of every sweep attempt."""
     return prepare(key, entry, options, settings, profile=profile, retries=retries, queued_at=queued_at).run()
+
+
+def compute_prices(settings: CmbSettings) -> ComputePriceSheet:
+    """The price sheet the settings name (else the pinned one); a LaunchError says what is wrong with it."""
+    path = settings.sandbox.compute_prices
+    try:
+        return ComputePriceSheet.load(path)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise LaunchError(f"compute price sheet {path}: {exc}") from None
 
 
 def preflight(
@@ -136,3 +165,4 @@ def preflight(
             resolve_agent(AgentRef.parse(name), options.agent_options)
     check_backend(backend)
     check_check_types(entries)
+    compute_prices(settings)

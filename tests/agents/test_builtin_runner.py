@@ -19,6 +19,7 @@ from cmb.runner import RunOptions, artifacts_path, run_attempt
 from tests.agents.builtin_scripts import REPO, TASK, USAGE, codeact_replies, expected_cost, react_replies
 from tests.gateway.helpers import KEY_ENV, UPSTREAM_KEY, make_gateway
 from tests.gateway.scripted_upstream import ScriptedUpstream
+from tests.harbor_atif import validate_atif
 from tests.runner.fake_sandbox import FakeSandbox
 
 MODEL = "test/gpt-4o-mini"
@@ -36,12 +37,14 @@ def test_attempt_record_carries_the_gateway_usage(tmp_path: Path, monkeypatch, a
                 home=tmp_path / "home",
                 gateway=gw.access(key, MODEL),
                 usage_meter=gw.meter,
+                trajectory=gw.trajectory,
                 check_network=False,
                 time_limit_s=300,
             )
             record = run_attempt(key, entry, get_agent(agent, model=MODEL), FakeSandbox, options)
         finally:
             gw.stop()
+    transcript = Path(gw.usage(key).transcript)
     assert record.passed, (record.error, record.audit_messages)
     u = record.usage
     assert u.source == "gateway" and u.model == MODEL and u.requests == 3
@@ -54,6 +57,49 @@ def test_attempt_record_carries_the_gateway_usage(tmp_path: Path, monkeypatch, a
     art = artifacts_path(tmp_path / "home", key)
     lines = [json.loads(x) for x in (art / "agent" / "trajectory.jsonl").read_text().splitlines()]
     assert lines[0]["type"] == "start" and "api_key" not in lines[0]["settings"] and lines[-1]["type"] == "end"
+
+    # the model conversation in ATIF, beside the transcript and in the artifacts, with the record's token totals
+    atif = art / "trajectory.atif.json"
+    trajectory = json.loads(atif.read_text())
+    assert json.loads((transcript.parent / "trajectory.atif.json").read_text()) == trajectory
+    final = trajectory["final_metrics"]
+    totals = (final["total_prompt_tokens"], final["total_completion_tokens"], final["total_cached_tokens"])
+    assert totals == (u.input_tokens, u.output_tokens, u.cached_tokens)
+    assert final["total_cost_usd"] == pytest.approx(u.model_cost_usd) and final["extra"]["reasoning_tokens"] == 50
+    assert trajectory["session_id"] == str(key) and trajectory["agent"]["name"] == agent
+    steps = trajectory["steps"]
+    assert [s["source"] for s in steps[:3]] == ["system", "user", "agent"]
+    assert sum(s["source"] == "agent" for s in steps) == u.requests
+    if agent == "react":  # tool calls answered by the tool messages of the next request
+        first = steps[2]
+        assert first["tool_calls"][0]["function_name"] == "write_file"
+        assert first["observation"]["results"][0]["source_call_id"] == first["tool_calls"][0]["tool_call_id"]
+    else:  # codeact: what the code printed is the next user message
+        assert steps[3]["source"] == "user" and "scf_" in steps[3]["message"]
+    validate_atif(atif)
+
+
+def test_an_attempt_that_calls_no_model_writes_no_trajectory(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, UPSTREAM_KEY)
+    entry = Catalog.load(REPO).get(TASK)
+    key = RunKey(sweep="gw-test", agent="null", task=TASK, condition=Condition.SF, trial=0)
+    with ScriptedUpstream([], key=UPSTREAM_KEY) as up:
+        gw = make_gateway(up.base_url, tmp_path / "gateway")
+        try:
+            options = RunOptions(
+                home=tmp_path / "home",
+                gateway=gw.access(key, MODEL),  # a shared gateway gives every attempt a token
+                usage_meter=gw.meter,
+                trajectory=gw.trajectory,
+                check_network=False,
+                time_limit_s=60,
+            )
+            record = run_attempt(key, entry, get_agent("null"), FakeSandbox, options)
+        finally:
+            gw.stop()
+    assert record.usage.requests == 0 and not record.sandbox_warnings
+    assert not (artifacts_path(tmp_path / "home", key) / "trajectory.atif.json").exists()
+    assert not (Path(gw.usage(key).transcript).parent / "trajectory.atif.json").exists()
 
 
 def test_attempt_without_a_gateway_is_an_infrastructure_failure(tmp_path: Path):

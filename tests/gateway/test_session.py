@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from cmb.gateway import attempt_access, sweep_gateway
+from cmb.gateway import attempt_access, attempt_trajectory, sweep_gateway
 from cmb.models import Condition, GatewayEndpoint, RunKey
 from cmb.settings import CmbSettings
 from tests.gateway.helpers import CHAT, post
@@ -74,3 +75,12 @@ def test_a_separately_served_gateway_is_used_with_the_admin_key_from_the_environ
     assert access.api_key and access.api_key.startswith("cmb-") and meter is not None
     assert post(f"{gw.base_url}/v1/chat/completions", CHAT, access.api_key)[0] == 200
     assert meter(KEY).input_tokens == 5
+    trajectory = attempt_trajectory(endpoint)  # over the admin API: written beside the transcript, and returned
+    assert trajectory is not None
+    atif = trajectory(KEY)
+    assert atif is not None and atif["final_metrics"]["total_prompt_tokens"] == 5
+    assert [s["source"] for s in atif["steps"]] == ["user", "agent"] and atif["steps"][1]["message"] == "x"
+    beside = Path(gw.usage(KEY).transcript).with_name("trajectory.atif.json")
+    assert json.loads(beside.read_text()) == atif
+    assert trajectory(KEY.model_copy(update={"trial": 5})) is None  # an attempt the gateway never heard of
+    assert attempt_trajectory(GatewayEndpoint(url=gw.base_url)) is None  # no admin key: no transcript to read

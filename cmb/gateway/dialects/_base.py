@@ -154,6 +154,16 @@ class Dialect(ABC):
     def stream_from_chat(self, client_body: Json, model: str) -> StreamTranslator:
         """A translator of chat chunks into this dialect's stream events."""
 
+    def reply_message(self, data: Json) -> Json:
+        """The assistant message of a (non-streamed or assembled) reply of this dialect, in chat form.
+
+        For readers of the transcript; chat's own shape here, dialects with another reply shape override it.
+        """
+        choices = data.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else {}
+        message = choice.get("message") if isinstance(choice, dict) else None
+        return message if isinstance(message, dict) else {}
+
     def forwards(self, event: Json, client_body: Json) -> bool:
         """Whether a native stream event goes on to the client (all do, unless the dialect hides some)."""
         return True

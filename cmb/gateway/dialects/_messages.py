@@ -344,6 +344,27 @@ class MessagesDialect(Dialect):
         """A chat.completion as a message."""
         return chat_to_messages(data, client_body)
 
+    def reply_message(self, data: Json) -> Json:
+        """A message's text, thinking and tool_use blocks as a chat assistant message."""
+        texts, thinking, calls = [], [], []
+        for block in data.get("content") or []:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                texts.append(str(block.get("text", "")))
+            elif kind == "thinking":
+                thinking.append(str(block.get("thinking", "")))
+            elif kind == "tool_use":
+                fn = {"name": block.get("name", ""), "arguments": json.dumps(block.get("input") or {})}
+                calls.append({"id": block.get("id"), "type": "function", "function": fn})
+        message: Json = {"role": "assistant", "content": "".join(texts) or None}
+        if thinking:
+            message["reasoning_content"] = "".join(thinking)
+        if calls:
+            message["tool_calls"] = calls
+        return message
+
     def stream_from_chat(self, client_body: Json, model: str) -> StreamTranslator:
         """Chat chunks as the Messages event sequence."""
         return MessagesFromChatStream(client_body, model)

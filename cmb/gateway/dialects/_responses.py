@@ -474,6 +474,31 @@ class ResponsesDialect(Dialect):
         """A chat.completion as a response object."""
         return chat_to_responses(data, client_body)
 
+    def reply_message(self, data: Json) -> Json:
+        """A response's message, reasoning and tool-call output items as a chat assistant message."""
+        texts, reasoning, calls = [], [], []
+        for item in data.get("output") or []:
+            if not isinstance(item, dict):
+                continue
+            kind = item.get("type")
+            if kind == "message":
+                texts += [str(p.get("text", "")) for p in item.get("content") or [] if isinstance(p, dict)]
+            elif kind == "reasoning":
+                parts = [*(item.get("summary") or []), *(item.get("content") or [])]
+                reasoning += [str(p.get("text", "")) for p in parts if isinstance(p, dict)]
+            elif kind in ("function_call", "custom_tool_call"):
+                args = (
+                    item.get("arguments", "") if kind == "function_call" else json.dumps({"input": item.get("input")})
+                )
+                fn = {"name": item.get("name", ""), "arguments": args}
+                calls.append({"id": item.get("call_id"), "type": "function", "function": fn})
+        message: Json = {"role": "assistant", "content": "".join(texts) or None}
+        if reasoning:
+            message["reasoning_content"] = "\n".join(reasoning)
+        if calls:
+            message["tool_calls"] = calls
+        return message
+
     def stream_from_chat(self, client_body: Json, model: str) -> StreamTranslator:
         """Chat chunks as the Responses event sequence."""
         return ResponsesFromChatStream(client_body, model)
