@@ -20,6 +20,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 python3 -m pip install -q -e '.[dev]'
+# The MLflow web UI: cmb depends on mlflow-skinny (tracking client and server, no web pages); the full wheel of the
+# same version adds only the UI's files. --no-deps: its pins for model flavours (pyarrow<26) don't concern cmb.
+skinny=$(python3 -c 'import importlib.metadata as m; print(m.version("mlflow-skinny"))')
+python3 -c 'import importlib.metadata as m, sys; sys.exit(m.version("mlflow") != m.version("mlflow-skinny"))' 2>/dev/null \
+  || python3 -m pip install -q --no-deps "mlflow==$skinny"
 
 # External agent programs, for the adapter tests (each test skips with its reason when a program is missing).
 if command -v npm >/dev/null; then
@@ -29,6 +34,26 @@ if command -v npm >/dev/null; then
 fi
 # mini-swe-agent pins libraries of its own (click among them): it lives in its own virtual environment.
 [ -x /opt/cmb-mini/bin/mini ] || { python3 -m venv /opt/cmb-mini && /opt/cmb-mini/bin/pip install -q mini-swe-agent==2.4.6; }
+
+# Harbor's ATIF trajectory models, which the tests validate cmb's trajectory.atif.json with. Harbor needs Python
+# >= 3.12 (cmb runs on 3.11), so it lives in a virtual environment of its own; the trajectory models import with
+# pydantic alone, so harbor's other dependencies are left out (--no-deps). About 15 s.
+HARBOR_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/cmb/harbor-venv"
+if ! "$HARBOR_VENV/bin/python" -c 'from harbor.models.trajectories import Trajectory' 2>/dev/null; then
+  py312=
+  for py in python3.12 python3.13 "$(pyenv root 2>/dev/null)"/versions/3.1[2-9]*/bin/python3; do
+    if "$py" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null; then py312=$py; break; fi
+  done
+  if [ -n "$py312" ]; then
+    rm -rf "$HARBOR_VENV"
+    "$py312" -m venv "$HARBOR_VENV"
+    "$HARBOR_VENV/bin/pip" install -q 'pydantic>=2.14,<3'
+    "$HARBOR_VENV/bin/pip" install -q --no-deps harbor==0.26.0
+    "$HARBOR_VENV/bin/python" -c 'from harbor.models.trajectories import Trajectory'
+  else
+    echo "warning: no Python >= 3.12: the ATIF validation tests will skip (set CMB_HARBOR_PYTHON to one with harbor)"
+  fi
+fi
 
 # The Docker engine, and the agent images built locally (no registry needed; cached by content hash).
 if ! docker info >/dev/null 2>&1; then

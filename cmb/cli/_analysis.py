@@ -24,6 +24,7 @@ from cmb.analysis import (
     write_report,
 )
 from cmb.cli._main import cli
+from cmb.store import experiment_links
 
 _DEFAULT_COST = CostModel()
 
@@ -163,4 +164,11 @@ def compare_cmd(
         raise click.UsageError("comparing a sweep with itself needs two agents: --agent-a X --agent-b Y")
     table = compare(a, b, agent_a=agent_a, agent_b=agent_b, metric=Metric(metric), test=PairedTestKind(test_kind),
                     by_kind=by_kind, any_version=any_version, alpha=alpha)  # fmt: skip
-    click.echo(table.to_json() if as_json else table.to_text())
+    sweeps = [sweep_a] if sweep_a == sweep_b else [sweep_a, sweep_b]
+    links = experiment_links(_home(ctx), ctx.obj["settings"].store.mlflow_uri, sweeps)
+    if as_json:
+        table.meta["mlflow"] = links.to_dict()
+        click.echo(table.to_json())
+    else:
+        click.echo(table.to_text())
+        click.echo("\n".join(links.lines(["A", "B"] if len(sweeps) == 2 else ["A, B"])))

@@ -3,6 +3,8 @@
 from cmb.store._base import ResultStore, dedupe_checks, dedupe_runs, finished_keys
 from cmb.store._memory import MemoryStore
 from cmb.store._mlflow import (
+    ExperimentLink,
+    ExperimentLinks,
     MlflowConfig,
     MlflowMirror,
     SyncReport,
@@ -11,6 +13,7 @@ from cmb.store._mlflow import (
     attempt_params,
     attempt_tags,
     default_tracking_uri,
+    experiment_links,
     sweep_aggregates,
 )
 from cmb.store._parquet import ParquetStore, write_parquet_atomic
@@ -20,6 +23,8 @@ __all__ = [
     "CHECKS_SCHEMA",
     "RESULTS_SCHEMA_VERSION",
     "RUNS_SCHEMA",
+    "ExperimentLink",
+    "ExperimentLinks",
     "MemoryStore",
     "MlflowConfig",
     "MlflowMirror",
@@ -34,6 +39,7 @@ __all__ = [
     "dedupe_checks",
     "dedupe_runs",
     "default_tracking_uri",
+    "experiment_links",
     "finished_keys",
     "run_row",
     "sweep_aggregates",

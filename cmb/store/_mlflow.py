@@ -36,7 +36,15 @@ PARENT_TAG = "mlflow.parentRunId"
 RUN_NAME_TAG = "mlflow.runName"
 # Attempt artifacts mirrored when present in the attempt's folder (the runner's layout), and a size cap per file.
 ARTIFACT_DIRS = ("submission", "trajectory")
-ARTIFACT_FILES = ("grade.json", "audit.json", "record.json", "stdout.txt", "stderr.txt", "trajectory.jsonl")
+ARTIFACT_FILES = (
+    "grade.json",
+    "audit.json",
+    "record.json",
+    "stdout.txt",
+    "stderr.txt",
+    "trajectory.jsonl",
+    "trajectory.atif.json",  # the model conversation in Harbor's ATIF, from the gateway transcript
+)
 ARTIFACT_MAX_BYTES = 50 * 2**20
 # Keep a slow or dead server from stalling a launcher: few retries, short timeouts (overridable by env).
 HTTP_DEFAULTS = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "1", "MLFLOW_HTTP_REQUEST_TIMEOUT": "15"}
@@ -137,6 +145,12 @@ def attempt_metrics(record: RunRecord) -> dict[str, float]:
         metrics["model_cost"] = usage.model_cost_usd
     if record.compute_cost_usd is not None:
         metrics["compute_cost"] = record.compute_cost_usd
+    compute = record.compute
+    metrics["held_seconds"] = compute.held_s
+    if compute.cpu_s is not None:
+        metrics["cpu_seconds"] = compute.cpu_s
+    if compute.peak_memory_bytes is not None:
+        metrics["peak_memory_gib"] = compute.peak_memory_bytes / 2**30
     return metrics
 
 
@@ -153,6 +167,7 @@ def attempt_params(record: RunRecord) -> dict[str, str]:
         "time_limit_s": str(res.time_limit_s),
         "node_exclusive": str(res.node_exclusive),
         "price_table": record.usage.price_table or "",
+        "compute_price_sheet": record.compute.price_sheet or "",
     }
 
 
@@ -179,6 +194,90 @@ def sweep_aggregates(runs: pl.DataFrame) -> dict[str, float]:
             for value, rate in rates.iter_rows():
                 out[_metric_key(f"pass_rate.{column}.{value}")] = float(rate)
     return out
+
+
+@dataclass(frozen=True)
+class ExperimentLink:
+    """Where a sweep's experiment is seen in the MLflow UI, or one line saying why it can't be."""
+
+    sweep: str
+    experiment_id: str | None = None
+    url: str | None = None  # the run list: a full address for a server, the UI's hash route for a local store
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class ExperimentLinks:
+    """The UI addresses of some sweeps' experiments in one tracking store."""
+
+    tracking_uri: str | None
+    serve: str | None = None  # the command that serves the UI of a local store (a server serves its own)
+    problem: str | None = None  # why none can be looked up: MLflow off, no database, no answer
+    links: list[ExperimentLink] = field(default_factory=list)
+
+    def lines(self, labels: list[str] | None = None) -> list[str]:
+        """One line per sweep (or one for all, when nothing could be looked up), prefixed by `labels`."""
+        if self.problem is not None:
+            return [f"MLflow: {self.problem}"]
+        out = [f"MLflow UI: {self.serve}, then open" if self.serve else "MLflow UI:"]
+        for i, link in enumerate(self.links):
+            label = f"{labels[i]} " if labels and i < len(labels) else ""
+            out.append(f"  {label}{link.sweep}: {link.url if link.url else link.problem}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tracking_uri": self.tracking_uri,
+            "serve": self.serve,
+            "problem": self.problem,
+            "experiments": [link.__dict__ for link in self.links],
+        }
+
+
+def _redact(uri: str) -> str:
+    """The URI without a password (a database URI may carry one)."""
+    return re.sub(r"(://[^/:@]*):[^/@]*@", r"\1:***@", uri)
+
+
+def experiment_links(home: Path, tracking_uri: str | None, sweeps: list[str]) -> ExperimentLinks:
+    """The run lists of `sweeps`' experiments in the MLflow UI, looked up by experiment name; never raises.
+
+    `tracking_uri` is the configured one (None: the embedded sqlite database in `home`, 'none': MLflow is off).
+    A server's run list is `<uri>/#/experiments/<id>/runs`; a local store's is that route of the UI that
+    `mlflow ui --backend-store-uri <uri>` serves. A local database that does not exist is not created.
+    """
+    if tracking_uri is not None and tracking_uri.strip().lower() == "none":
+        return ExperimentLinks(None, problem="off (store.mlflow_uri / CMB_MLFLOW_URI is 'none')")
+    uri = tracking_uri or default_tracking_uri(home)
+    shown = _redact(uri)
+    is_server = uri.startswith(("http://", "https://"))
+    if uri.startswith("sqlite:///"):
+        db = Path(uri.removeprefix("sqlite:///").split("?", 1)[0])  # sqlite:////abs/path or sqlite:///relative
+        if not db.is_file():
+            return ExperimentLinks(shown, problem=f"no tracking database at {db} (nothing mirrored there yet)")
+    for name, value in HTTP_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+    try:
+        from mlflow.tracking import MlflowClient
+
+        client = MlflowClient(tracking_uri=uri)
+        found = {sweep: client.get_experiment_by_name(sweep) for sweep in dict.fromkeys(sweeps)}
+    except Exception as exc:  # a server down, a database of another version: say so, don't fail the caller
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        return ExperimentLinks(shown, problem=f"{shown} could not be read ({type(exc).__name__}: {first})")
+    base = f"{uri.rstrip('/')}/" if is_server else ""
+    links = []
+    for sweep in sweeps:
+        exp = found[sweep]
+        if exp is None:
+            links.append(
+                ExperimentLink(sweep, problem=f"no experiment named {sweep!r} (run `cmb mlflow-sync {sweep}`)")
+            )
+        else:
+            exp_id = str(exp.experiment_id)
+            links.append(ExperimentLink(sweep, exp_id, f"{base}#/experiments/{exp_id}/runs"))
+    serve = None if is_server else f"mlflow ui --backend-store-uri {shown}"
+    return ExperimentLinks(shown, serve=serve, links=links)
 
 
 class MlflowMirror:

@@ -80,3 +80,101 @@ def test_compare_uses_the_gated_basis_unless_raw():
     raw = compare(analysis(s1, n_boot=200, basis="raw"), analysis(s2, n_boot=200, basis="raw"))
     assert raw.rows[0]["delta"] == 0.0 and raw.rows[0]["p_permutation"] == 1.0
     assert isinstance(AnalysisOptions().seed, int)
+
+
+# `cmb compare` names where both sweeps are seen in the MLflow UI -------------------------------------------------
+
+
+@pytest.fixture
+def two_sweeps_home(tmp_path, monkeypatch):
+    from tests.analysis.helpers import write_store
+
+    s1 = [run("x", f"t{i}", "SF", 0, "scientific", sweep="s1") for i in range(4)]
+    s2 = [run("x", f"t{i}", "SF", 0, "P", sweep="s2") for i in range(4)]
+    home = tmp_path / "data"
+    write_store(home, s1 + s2)
+    monkeypatch.setenv("CMB_HOME", str(home))
+    monkeypatch.delenv("CMB_MLFLOW_URI", raising=False)
+    return home
+
+
+def _compare_cli(*args):
+    from click.testing import CliRunner
+
+    from cmb.cli import cli
+
+    res = CliRunner().invoke(cli, ["compare", "s1", "s2", "--n-boot", "200", *args], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def _mlflow_lines(output):
+    return output[output.index("MLflow") :].splitlines()
+
+
+def test_compare_prints_the_local_mlflow_ui_command_and_both_experiments(two_sweeps_home):
+    import json
+
+    pytest.importorskip("mlflow")
+    from mlflow.tracking import MlflowClient
+
+    from cmb.store import default_tracking_uri
+    from tests.store.mlflow_helpers import migrated_db
+
+    assert _mlflow_lines(_compare_cli()) == [f"MLflow: no tracking database at {two_sweeps_home / 'mlflow.db'} "
+                                             "(nothing mirrored there yet)"]  # fmt: skip
+    assert not (two_sweeps_home / "mlflow.db").exists()  # looking did not create one
+    uri = default_tracking_uri(migrated_db(two_sweeps_home / "mlflow.db").parent)
+    s1 = MlflowClient(uri).create_experiment("s1")
+    assert _mlflow_lines(_compare_cli()) == [
+        f"MLflow UI: mlflow ui --backend-store-uri {uri}, then open",
+        f"  A s1: #/experiments/{s1}/runs",
+        "  B s2: no experiment named 's2' (run `cmb mlflow-sync s2`)",
+    ]
+    s2 = MlflowClient(uri).create_experiment("s2")
+    meta = json.loads(_compare_cli("--json"))["meta"]["mlflow"]
+    assert meta["tracking_uri"] == uri and meta["serve"] == f"mlflow ui --backend-store-uri {uri}"
+    assert [(e["sweep"], e["experiment_id"], e["url"]) for e in meta["experiments"]] == [
+        ("s1", s1, f"#/experiments/{s1}/runs"),
+        ("s2", s2, f"#/experiments/{s2}/runs"),
+    ]
+
+
+def test_compare_says_in_one_line_when_mlflow_is_off_or_does_not_answer(two_sweeps_home, monkeypatch):
+    import json
+
+    from tests.store.mlflow_helpers import free_port
+
+    monkeypatch.setenv("CMB_MLFLOW_URI", "none")
+    assert _mlflow_lines(_compare_cli()) == ["MLflow: off (store.mlflow_uri / CMB_MLFLOW_URI is 'none')"]
+    assert json.loads(_compare_cli("--json"))["meta"]["mlflow"]["problem"].startswith("off")
+    pytest.importorskip("mlflow")
+    down = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("CMB_MLFLOW_URI", down)
+    lines = _mlflow_lines(_compare_cli())
+    assert len(lines) == 1 and lines[0].startswith(f"MLflow: {down} could not be read (")
+
+
+@pytest.mark.slow
+def test_compare_prints_a_servers_experiment_urls(two_sweeps_home, monkeypatch):
+    import json
+
+    pytest.importorskip("mlflow")
+    from mlflow.tracking import MlflowClient
+
+    from tests.store.mlflow_helpers import shared_server
+
+    server = shared_server()
+    client = MlflowClient(server.uri)
+    ids = {}
+    for name in ("s1", "s2"):
+        exp = client.get_experiment_by_name(name)
+        ids[name] = exp.experiment_id if exp else client.create_experiment(name)
+    monkeypatch.setenv("CMB_MLFLOW_URI", server.uri + "/")
+    assert _mlflow_lines(_compare_cli()) == [
+        "MLflow UI:",
+        f"  A s1: {server.uri}/#/experiments/{ids['s1']}/runs",
+        f"  B s2: {server.uri}/#/experiments/{ids['s2']}/runs",
+    ]
+    meta = json.loads(_compare_cli("--json"))["meta"]["mlflow"]
+    assert meta["serve"] is None and meta["experiments"][1]["url"] == f"{server.uri}/#/experiments/{ids['s2']}/runs"

@@ -33,6 +33,7 @@ def fill(store: ParquetStore, home: Path) -> None:
     (art / "submission").mkdir(parents=True)
     (art / "submission" / "answer.json").write_text('{"x": 1}')
     (art / "trajectory.jsonl").write_text('{"step": 1}\n')
+    (art / "trajectory.atif.json").write_text('{"schema_version": "ATIF-v1.8"}')
 
 
 def test_mirror_to_embedded_sqlite(tmp_path: Path) -> None:
@@ -60,7 +61,7 @@ def test_mirror_to_embedded_sqlite(tmp_path: Path) -> None:
     assert first.data.params["task_hash"] == "th"
     client = MlflowClient(uri)
     names = {a.path for a in client.list_artifacts(first.info.run_id)}
-    assert {"submission", "trajectory.jsonl", "grade.json"} <= names
+    assert {"submission", "trajectory.jsonl", "trajectory.atif.json", "grade.json"} <= names
     second = next(r for r in runs if r.data.tags["cmb.key"] == KEYS[1])
     assert {a.path for a in client.list_artifacts(second.info.run_id)} == {"grade.json"}  # from the record
 
