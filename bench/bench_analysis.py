@@ -60,7 +60,7 @@ RUN_COLUMNS = [
     "key", "sweep", "agent", "model", "task", "kind", "condition", "trial", "started_at", "finished_at",
     "t_setup_s", "t_agent_s", "t_collect_s", "t_grade_s", "input_tokens", "output_tokens", "cached_tokens",
     "model_cost_usd", "cpus", "node_exclusive", "audit_passed", "raw_score", "gated_score", "passed",
-    "failure_class", "task_hash", "grader_hash", "harness_version", "written_at", "run_id",
+    "failure_class", "task_hash", "grader_hash", "harness_version", "written_at", "run_id", "compute_cost_usd",
 ]  # fmt: skip
 CLASSES = ["scientific", "operational/software", "operational/format", "time-limit", "audit-voided", "unclassified"]
 
@@ -94,7 +94,9 @@ def pandas_load(home: Path, cpu_hour: float, node_hour: float) -> tuple[pd.DataF
     df["wall_s"] = np.where(phases > 0, phases, elapsed)
     hours = df["wall_s"] / 3600
     exclusive = df["node_exclusive"].fillna(False).astype(bool)
-    df["compute_usd"] = np.where(exclusive, hours * node_hour, hours * df["cpus"].fillna(1.0) * cpu_hour)
+    estimate = np.where(exclusive, hours * node_hour, hours * df["cpus"].fillna(1.0) * cpu_hour)
+    recorded = df["compute_cost_usd"].astype(float)  # metered at attempt time; older records are estimated
+    df["compute_usd"] = np.where(recorded.notna(), recorded, estimate)
     outcome = df["failure_class"].copy()
     outcome[df["pass_gated"]] = "pass"
     rest = outcome.isna()
