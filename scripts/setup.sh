@@ -12,11 +12,18 @@ command -v chromium >/dev/null || need_apt+=(chromium fonts-dejavu-core)
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v debootstrap >/dev/null || need_apt+=(debootstrap)
 command -v dockerd >/dev/null || need_apt+=(docker.io)
+command -v prometheus >/dev/null || need_apt+=(prometheus)  # the live-dashboard test runs one of its own
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   echo "installing Debian packages: ${need_apt[*]}"
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  # Debian's prometheus starts a service on :9090 where the machine lets packages start services; the test starts
+  # its own (own port, config and storage), so the service is stopped and kept from starting at boot.
+  if [[ " ${need_apt[*]} " == *" prometheus "* ]]; then
+    $SUDO service prometheus stop >/dev/null 2>&1 || true
+    if command -v systemctl >/dev/null; then $SUDO systemctl disable --now prometheus >/dev/null 2>&1 || true; fi
+  fi
 fi
 
 python3 -m pip install -q -e '.[dev]'

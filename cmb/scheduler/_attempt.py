@@ -79,7 +79,9 @@ class Outcome:
     retries: int
     passed: bool | None = None
     failure_class: str | None = None
-    cost: float | None = None
+    cost: float | None = None  # model + compute; None when the model is unpriced
+    model_cost_usd: float | None = None  # None: unpriced
+    compute_cost_usd: float | None = None
     error: str | None = None
     seconds: float = 0.0
     mirrored: bool | None = None  # None: no mirror configured
@@ -175,6 +177,8 @@ def record_outcome(record: RunRecord, retries: int, seconds: float, mirrored: bo
         passed=record.passed,
         failure_class=record.failure_class.value if record.failure_class else None,
         cost=cost,
+        model_cost_usd=model_cost,
+        compute_cost_usd=record.compute_cost_usd,
         seconds=seconds,
         mirrored=mirrored,
     )

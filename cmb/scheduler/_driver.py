@@ -22,6 +22,7 @@ from typing import Protocol
 
 from cmb.models import AttemptOptions
 from cmb.scheduler._attempt import Job, Outcome, infrastructure_record, store_and_mirror
+from cmb.scheduler._metrics import SweepMetrics
 from cmb.scheduler._plan import Attempt
 from cmb.scheduler._progress import Progress, ProgressDisplay
 from cmb.settings import CmbSettings
@@ -112,6 +113,7 @@ class SweepDriver:
         skipped: int = 0,
         mirror: Callable[[], MlflowMirror | None] | None = None,
         display: ProgressDisplay | None = None,
+        metrics: SweepMetrics | None = None,
     ) -> None:
         self.executor = executor
         self.store = store
@@ -125,6 +127,8 @@ class SweepDriver:
         self.progress = Progress(total=total, skipped=skipped)
         self.display = display or ProgressDisplay(self.progress, enabled=False)
         self.display.progress = self.progress
+        # The live dashboard's figures (Ray metrics); a no-op recorder without Ray.
+        self.metrics = metrics or SweepMetrics("")
         self.queues: dict[str, deque[Job]] = {}
         self.order: list[str] = []  # profiles, longest time limit first
         self.delayed: list[tuple[float, int, Job]] = []
@@ -202,6 +206,8 @@ class SweepDriver:
                 self.policy.start(name)
                 self.running[future] = job
                 self.progress.running += 1
+                self.metrics.started(job.attempt.key.agent, job.attempt.key.condition.value)
+        self.metrics.queue(sum(map(len, self.queues.values())) + len(self.delayed))
 
     def run(self) -> SweepSummary:
         """Dispatch until every attempt has a record, or until interrupted."""
@@ -229,6 +235,7 @@ class SweepDriver:
                 for future in finished:
                     self._collect(future)
                 self.display.update()
+                self.metrics.refresh()
         finally:
             self.executor.shutdown(cancel=aborted or bool(self.running))
         self.display.close()
@@ -254,16 +261,31 @@ class SweepDriver:
         self.policy.finish(job.attempt.profile.name)
         self.progress.running -= 1
         exc = future.exception()
-        if exc is not None:
-            self._launcher_lost(job, exc)
+        outcome = future.result() if exc is None else None
+        self._measured(job, outcome)
+        if outcome is None:
+            self._launcher_lost(job, exc or RuntimeError("no outcome"))
             return
-        outcome = future.result()
         if outcome.status == "retry":
             self._retry(job, outcome.error or "infrastructure failure")
         else:
             if outcome.failure_class != "infrastructure":
                 self.failing[job.attempt.profile.name] = 0
             self._finished(outcome)
+
+    def _measured(self, job: Job, outcome: Outcome | None) -> None:
+        """One launch ended: a retried or lost launch counts as an infrastructure outcome on the dashboard."""
+        key = job.attempt.key
+        done = outcome if outcome is not None and outcome.status == "done" else None
+        self.metrics.finished(
+            key.agent,
+            key.condition.value,
+            passed=done.passed if done else None,
+            failure_class=done.failure_class if done else "infrastructure",
+            model_cost_usd=done.model_cost_usd if done else 0.0,
+            compute_cost_usd=done.compute_cost_usd if done else None,
+            seconds=outcome.seconds if outcome else 0.0,
+        )
 
     def _hold(self, profile: str) -> float:
         """Pause the profile's dispatch after an infrastructure failure; returns the pause in s."""

@@ -114,6 +114,7 @@ class SweepMetrics:
         self.sweep = sweep
         self._instruments: Mapping[str, Any] = {m.name: backend.make(m) for m in METRICS} if backend is not None else {}
         self._running = 0
+        self._queued = 0
 
     @classmethod
     def for_ray(cls, sweep: str) -> SweepMetrics:
@@ -128,8 +129,19 @@ class SweepMetrics:
     def _tags(self, **tags: str) -> dict[str, str]:
         return {"sweep": self.sweep, **tags}
 
+    def refresh(self) -> None:
+        """Export the gauges' last values again; the driver calls this every turn of its loop.
+
+        Ray (2.60) drops a gauge from its export about two report intervals (10 s each by default) after it was
+        last set, so a gauge set only when it changes vanishes from Prometheus while attempts run for minutes.
+        """
+        if self.enabled:
+            self._instruments[QUEUED.name].set(float(self._queued), self._tags())
+            self._instruments[RUNNING.name].set(float(self._running), self._tags())
+
     def queue(self, queued: int) -> None:
         """Attempts waiting for a slot."""
+        self._queued = queued
         if self.enabled:
             self._instruments[QUEUED.name].set(float(queued), self._tags())
 

@@ -17,6 +17,7 @@ from cmb.runner import preflight
 from cmb.sandbox import cleanup_backend, resolve_backend
 from cmb.scheduler._attempt import AttemptFn, mirror_from, resolve_attempt_fn, run_with_runner
 from cmb.scheduler._driver import Executor, SlotPolicy, SweepDriver, SweepSummary
+from cmb.scheduler._metrics import SweepMetrics
 from cmb.scheduler._plan import Attempt, plan
 from cmb.scheduler._progress import Progress, ProgressDisplay
 from cmb.scheduler._sweepdir import SweepDir
@@ -169,6 +170,7 @@ def run_sweep(
             skipped=skipped,
             mirror=lambda: mirror_from(config),
             display=display,
+            metrics=SweepMetrics.for_ray(spec.name),  # a no-op recorder where Ray does not run here
         )
         real = fn is run_with_runner
         if real:

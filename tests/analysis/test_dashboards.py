@@ -103,6 +103,19 @@ def test_sweep_metrics_count_outcomes_cost_and_running():
     assert [v for n, op, v, _ in rec.calls if op == "observe"] == [60, 5]
 
 
+def test_refresh_exports_the_gauges_last_values_again():
+    rec = Recorder()  # Ray drops a gauge it has not been given for two report intervals: the driver refreshes them
+    m = SweepMetrics("s1", rec)
+    m.queue(5)
+    m.started("a", "SF")
+    rec.calls.clear()
+    m.refresh()
+    assert sorted((n, v) for n, op, v, _ in rec.calls if op == "set") == [
+        ("cmb_attempts_queued", 5.0), ("cmb_attempts_running", 1.0)]  # fmt: skip
+    assert all(t == {"sweep": "s1"} for _, _, _, t in rec.calls)
+    SweepMetrics("s2").refresh()  # no backend: nothing
+
+
 def test_sweep_metrics_are_a_no_op_without_ray():
     m = SweepMetrics.for_ray("s") if ray_backend() is None else SweepMetrics("s")
     assert not m.enabled

@@ -310,3 +310,26 @@ def test_progress_line_counts_and_log_mode() -> None:
     display.update()  # within log_every_s: not repeated
     display.close()
     assert out.getvalue().count("\n") == 2 and "\r" not in out.getvalue()
+
+
+def test_the_driver_feeds_the_live_dashboard(suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every launch is started and finished on the dashboard's metrics (a retried one as infrastructure), with its
+    model and compute cost; the gauges end at zero."""
+    from cmb.scheduler import _run
+    from cmb.scheduler._metrics import SweepMetrics
+    from tests.analysis.test_dashboards import Recorder
+
+    rec = Recorder()
+    monkeypatch.setattr(_run.SweepMetrics, "for_ray", classmethod(lambda cls, sweep: SweepMetrics(sweep, rec)))
+    home = tmp_path / "home"
+    flaky = "s1/oracle/t-one/SF/0"
+    s = spec(agents=["oracle", "null"], trials=1, conditions=["SF"], max_retries=2)
+    sweep(suite, home, s, options={"sandbox_error_keys": flaky, "sandbox_errors": "1"})
+    records = ParquetStore(home / "results").runs("s1")
+    assert rec.total("cmb_attempts_started", sweep="s1") == records.height + 1  # the flaky attempt launched twice
+    assert rec.total("cmb_attempts_finished", outcome="pass", agent="oracle") == 3
+    assert rec.total("cmb_attempts_finished", outcome="fail", agent="null") == 3
+    assert rec.total("cmb_attempts_finished", outcome="infrastructure") == 1
+    recorded = sum(c or 0.0 for c in records["compute_cost_usd"].to_list())
+    assert rec.total("cmb_cost_usd", part="compute") == pytest.approx(recorded)
+    assert rec.last("cmb_attempts_running") == 0 and rec.last("cmb_attempts_queued") == 0
