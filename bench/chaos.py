@@ -32,7 +32,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -50,7 +49,8 @@ from cmb.models import RunKey  # noqa: E402
 from cmb.store import ParquetStore  # noqa: E402
 from tests.agents.builtin_scripts import CLIENT, FIT_CODE  # noqa: E402
 from tests.gateway.scripted_upstream import ScriptedUpstream  # noqa: E402
-from tests.store.mlflow_helpers import MlflowServer, free_port  # noqa: E402
+from tests.processes import free_port, port_open, wait_for  # noqa: E402
+from tests.store.mlflow_helpers import MlflowServer  # noqa: E402
 
 TASKS = ("si-eos-analysis", "si-pw-scf-inputs")
 AGENTS = ("oracle", "null", "chaos-probe")
@@ -66,20 +66,6 @@ KINDS = ("driver-kill", "launcher-kill", "dockerd-restart", "mlflow-outage", "ga
 
 def log(msg: str) -> None:
     print(f"[chaos {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def wait_for(predicate: Callable[[], bool], timeout_s: float, what: str, step_s: float = 0.3) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} did not happen within {timeout_s:.0f} s")
-        time.sleep(step_s)
-
-
-def port_open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.5)
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 # -- docker ------------------------------------------------------------------------------------------------------

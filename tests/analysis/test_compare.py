@@ -143,7 +143,7 @@ def test_compare_prints_the_local_mlflow_ui_command_and_both_experiments(two_swe
 def test_compare_says_in_one_line_when_mlflow_is_off_or_does_not_answer(two_sweeps_home, monkeypatch):
     import json
 
-    from tests.store.mlflow_helpers import free_port
+    from tests.processes import free_port
 
     monkeypatch.setenv("CMB_MLFLOW_URI", "none")
     assert _mlflow_lines(_compare_cli()) == ["MLflow: off (store.mlflow_uri / CMB_MLFLOW_URI is 'none')"]

@@ -19,7 +19,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.processes import free_port, port_open, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 DASHBOARD = REPO / "dashboards" / "cmb-sweeps.json"
@@ -52,26 +53,6 @@ def _prometheus() -> str:
             pytest.fail("the prometheus binary is missing (scripts/setup.sh installs Debian's `prometheus`)")
         pytest.skip("needs the prometheus binary (apt-get install prometheus, or scripts/setup.sh)")
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def port_open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.5)
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-def wait_for(predicate: Callable[[], bool], timeout_s: float, what: str, step_s: float = 0.5) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} did not happen within {timeout_s:.0f} s")
-        time.sleep(step_s)
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:

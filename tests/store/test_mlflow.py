@@ -140,7 +140,7 @@ def test_mirror_to_a_server_with_proxied_artifacts(server: MlflowServer, tmp_pat
 
 
 def test_unreachable_server_fails_fast_instead_of_hanging(tmp_path: Path) -> None:
-    from tests.store.mlflow_helpers import free_port
+    from tests.processes import free_port
 
     store = ParquetStore(tmp_path / "results")
     store.write(make_record("sw/a/t1/SF/0"))
