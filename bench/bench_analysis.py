@@ -9,13 +9,18 @@ Parquet file per table, then, side by side in one process:
 Both sides call the same numpy bootstrap for their intervals; the script checks that the two agree on every count
 and prints the wall time of each step and the ratio pandas / polars.
 
-    python bench/bench_analysis.py [--attempts 1000000] [--n-boot 1000] [--keep DIR]
+    python bench/bench_analysis.py [--attempts 1000000] [--n-boot 1000] [--keep DIR] [--json]
+
+With --json the figures go to stdout as JSON (each with the pandas baseline measured beside it), the table to
+stderr. The peak memory figure is the process's high-water mark after the polars tables: with a store kept from an
+earlier run (--keep) it is the analysis alone, else it includes building the store.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import resource
 import sys
 import tempfile
 import time
@@ -26,7 +31,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cmb.analysis import (
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import Figures  # noqa: E402
+
+from cmb.analysis import (  # noqa: E402
     TABLES,
     Analysis,
     AnalysisOptions,
@@ -241,7 +250,9 @@ def main() -> int:
     parser.add_argument("--attempts", type=int, default=1_000_000)
     parser.add_argument("--n-boot", type=int, default=1000)
     parser.add_argument("--keep", type=Path, default=None, help="Build the store here and keep it (reused if there).")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON (the table goes to stderr)")
     args = parser.parse_args()
+    out = sys.stderr if args.json else sys.stdout
     tmp = None
     if args.keep is None:
         tmp = tempfile.TemporaryDirectory(prefix="cmb-bench-")
@@ -252,28 +263,39 @@ def main() -> int:
         start = time.perf_counter()
         n_runs, n_checks = build_store(home, args.attempts)
         print(
-            f"built a store of {n_runs:,} attempts and {n_checks:,} check rows in {time.perf_counter() - start:.1f} s"
+            f"built a store of {n_runs:,} attempts and {n_checks:,} check rows in {time.perf_counter() - start:.1f} s",
+            file=out,
         )
     options = AnalysisOptions(n_boot=args.n_boot)
     pl_times: dict[str, float] = {}
     pd_times: dict[str, float] = {}
     analysis = timed("load", lambda: Analysis.from_store(home, [SWEEP], options), pl_times)
     pl_tables = {name: timed(name, lambda name=name: analysis.table(name), pl_times) for name in TABLES}
+    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30  # ru_maxrss is in KiB on Linux
     kept, _ = timed("load", lambda: pandas_load(home, options.cost.cpu_hour_usd, options.cost.node_hour_usd), pd_times)
     pd_out = timed("tables", lambda: pandas_tables(home, kept, args.n_boot, options.seed), pd_times)
     check_agreement(pl_tables, pd_out)
     pl_total, pd_total = sum(pl_times.values()), sum(pd_times.values())
-    print(f"\n{analysis.epoch.summary()}; bootstrap {args.n_boot} resamples per interval\n")
-    print("polars (cmb.analysis)")
+    print(f"\n{analysis.epoch.summary()}; bootstrap {args.n_boot} resamples per interval\n", file=out)
+    print("polars (cmb.analysis)", file=out)
     for label, seconds in pl_times.items():
-        print(f"  {label:<14} {seconds:7.2f} s")
-    print(f"  {'total':<14} {pl_total:7.2f} s")
-    print("pandas (same tables)")
-    print(f"  {'load':<14} {pd_times['load']:7.2f} s")
-    print(f"  {'tables':<14} {pd_times['tables']:7.2f} s")
-    print(f"  {'total':<14} {pd_total:7.2f} s")
+        print(f"  {label:<14} {seconds:7.2f} s", file=out)
+    print(f"  {'total':<14} {pl_total:7.2f} s", file=out)
+    print("pandas (same tables)", file=out)
+    print(f"  {'load':<14} {pd_times['load']:7.2f} s", file=out)
+    print(f"  {'tables':<14} {pd_times['tables']:7.2f} s", file=out)
+    print(f"  {'total':<14} {pd_total:7.2f} s", file=out)
     print(f"\nall tables agree; pandas / polars = {pd_total / pl_total:.1f}x "
-          f"(load {pd_times['load'] / pl_times['load']:.1f}x)")  # fmt: skip
+          f"(load {pd_times['load'] / pl_times['load']:.1f}x); peak memory {peak_gib:.2f} GiB", file=out)  # fmt: skip
+    if args.json:
+        n = analysis.epoch.loaded
+        figures = Figures("analysis")
+        figures.add("analysis_all_tables", f"every table of a {n:,}-attempt store (with checks)", pl_total, "s",
+                    pd_total, "the same tables in pandas")  # fmt: skip
+        figures.add("analysis_load", f"loading the {n:,}-attempt store", pl_times["load"], "s", pd_times["load"],
+                    "the same load in pandas")  # fmt: skip
+        figures.add("analysis_peak_memory", "peak memory of the analysis process", peak_gib, "GiB")
+        figures.dump()
     if tmp is not None:
         tmp.cleanup()
     return 0

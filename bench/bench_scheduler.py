@@ -8,7 +8,9 @@
 3. the makespan of a simulated large sweep (thousands of single and workflow attempts on a cluster of many
    nodes, discrete-event simulation of the driver's policy and a Kubernetes-like placement) over its lower bound.
 
-    python bench/bench_scheduler.py [--repeats 5] [--attempts 400] [--image cmb-agent:slim] [--skip-harness]
+    python bench/bench_scheduler.py [--repeats 5] [--attempts 400] [--image cmb-agent:slim] [--skip-harness] [--json]
+
+With --json the figures go to stdout as JSON (each with the baseline measured beside it) and the table to stderr.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import Figures  # noqa: E402
+
 from cmb.catalog import Catalog
 from cmb.models import ResourceProfile, RunKey, SweepSpec
 from cmb.scheduler import noop_attempt, run_sweep
@@ -34,8 +40,15 @@ TASK = "si-eos-analysis"
 PROFILE = ResourceProfile(name="single", cpus=1, memory_gib=1, time_limit_s=300, disk_gib=1)
 
 
+OUT = sys.stdout  # the table; stderr when the figures go to stdout as JSON
+
+
+def say(text: str = "") -> None:
+    print(text, file=OUT)
+
+
 def row(name: str, value: str, note: str = "") -> None:
-    print(f"  {name:<46} {value:>16}  {note}")
+    say(f"  {name:<46} {value:>16}  {note}")
 
 
 def docker_image(image: str) -> bool:
@@ -104,11 +117,15 @@ def main() -> None:
     parser.add_argument("--attempts", type=int, default=400)
     parser.add_argument("--image", default="cmb-agent:slim")
     parser.add_argument("--skip-harness", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON (the table goes to stderr)")
     args = parser.parse_args()
+    global OUT
+    OUT = sys.stderr if args.json else sys.stdout
+    figures = Figures("scheduler")
     tmp = Path(tempfile.mkdtemp(prefix="cmb-bench-"))
-    print(f"bench_scheduler · {datetime.now(UTC):%Y-%m-%d %H:%M} UTC · {sys.platform} · tmp {tmp}")
+    say(f"bench_scheduler · {datetime.now(UTC):%Y-%m-%d %H:%M} UTC · {sys.platform} · tmp {tmp}")
 
-    print("\n1. harness overhead per attempt (null agent; wall time minus the agent's own time), median")
+    say("\n1. harness overhead per attempt (null agent; wall time minus the agent's own time), median")
     if args.skip_harness:
         row("skipped", "-", "--skip-harness")
     elif not docker_image(args.image):
@@ -127,45 +144,63 @@ def main() -> None:
                 f"{overhead:.2f} s",
                 f"{overhead / bare:.2f}x bare",
             )
+            figures.add(f"harness_overhead_{backend}", f"harness overhead per attempt, {backend} backend", overhead,
+                        "s", bare, f"a bare `docker run --rm {args.image} true`")  # fmt: skip
 
-    print(f"\n2. scheduler throughput, no-op attempts, ~{args.attempts} per run")
+    say(f"\n2. scheduler throughput, no-op attempts, ~{args.attempts} per run")
     from cmb.scheduler import _ray
 
     _ray.connect(num_cpus=2)
+    rates: dict[tuple[str, int, bool], float] = {}
     try:
         for executor, slots, mlflow in (("ray", 4, False), ("ray", 8, False), ("threads", 8, False),
                                         ("ray", 4, True)):  # fmt: skip
             rate = throughput(executor, args.attempts, slots, mlflow, tmp / f"tp-{executor}-{slots}-{mlflow}")
             what = f"{executor} launchers, {slots} slots" + (", MLflow sqlite mirror" if mlflow else ", Parquet only")
             row(what, f"{rate:.1f} att/s", "Ray launcher start-up included" if executor == "ray" else "")
+            rates[(executor, slots, mlflow)] = rate
     finally:
         _ray.disconnect()
+    threads = rates.get(("threads", 8, False))
+    for slots in (4, 8):
+        if ("ray", slots, False) in rates:
+            figures.add(f"throughput_ray_{slots}_slots", f"no-op attempts per second, Ray launchers, {slots} slots",
+                        rates[("ray", slots, False)], "attempts/s", threads, "threads launchers, 8 slots")  # fmt: skip
+    if ("ray", 4, True) in rates:
+        parquet_only = rates.get(("ray", 4, False))
+        figures.add("throughput_ray_mlflow", "no-op attempts per second, Ray, 4 slots, sqlite MLflow mirror",
+                    rates[("ray", 4, True)], "attempts/s", parquet_only, "the same, Parquet only")  # fmt: skip
 
-    print("\n3. simulated sweeps (discrete events): makespan over its lower bound")
+    say("\n3. simulated sweeps (discrete events): makespan over its lower bound")
     scenarios = [
-        ("dedicated pools: 40 single + 32 workflow nodes", 5000, 200,
+        ("dedicated", "dedicated pools: 40 single + 32 workflow nodes", 5000, 200,
          [SimPool("single", 40, 15.5, 60.0), SimPool("workflow", 32, 31.5, 124.0)], "single", "workflow"),
-        ("one shared pool of 72 nodes", 5000, 200, [SimPool("all", 72, 31.5, 124.0)], "all", "all"),
+        ("shared", "one shared pool of 72 nodes", 5000, 200, [SimPool("all", 72, 31.5, 124.0)], "all", "all"),
     ]  # fmt: skip
-    for title, n_single, n_wf, pools, sp, wp in scenarios:
+    for tag, title, n_single, n_wf, pools, sp, wp in scenarios:
         attempts = synthetic_sweep(n_single, n_wf, single_pool=sp, workflow_pool=wp, seed=7)
         capacity_single = sum(p.nodes * int(p.cpus // 4.1) for p in pools if p.name == sp)
         capacity_wf = sum(p.nodes for p in pools if p.name == wp)
         slots = {"single": capacity_single, "workflow": capacity_wf}
         total = capacity_single + capacity_wf if sp != wp else capacity_single
-        print(f"  {title}: {n_single} single + {n_wf} workflow attempts")
+        say(f"  {title}: {n_single} single + {n_wf} workflow attempts")
         labels = {
-            (True, False): "    cmb order (longest time limit first)",
-            (False, False): "    submission order",
-            (True, True): "    reference: longest actual duration first",
+            (True, False): ("cmb-order", "    cmb order (longest time limit first)"),
+            (False, False): ("submission-order", "    submission order"),
+            (True, True): ("clairvoyant", "    reference: longest actual duration first"),
         }
-        for (ordered, clairvoyant), label in labels.items():
+        for (ordered, clairvoyant), (order, label) in labels.items():
             t0 = time.perf_counter()
             r = simulate(attempts, pools, slots, total, ordered=ordered, clairvoyant=clairvoyant)
             busy = ", ".join(f"{k} {v:.0%}" for k, v in r.busy_fraction.items())
             note = f"{r.makespan_s / 3600:.1f} h vs {r.lower_bound_s / 3600:.1f} h; nodes busy {busy}"
             row(label, f"{r.ratio:.3f}x LB", f"{note}; simulated in {time.perf_counter() - t0:.1f} s")
+            what = f"simulated {n_single + n_wf:,}-attempt sweep, {title}, {label.strip()}: makespan"
+            figures.add(f"sim_{tag}_{order}", what, r.makespan_s / 3600, "h", r.lower_bound_s / 3600,
+                        "its lower bound")  # fmt: skip
     shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        figures.dump()
 
 
 if __name__ == "__main__":
