@@ -19,7 +19,9 @@ from cmb.models import FailureClass
 
 Kind = Literal["counter", "gauge", "histogram"]
 PROMETHEUS_PREFIX = "ray_"
-DURATION_BUCKETS_S = (60.0, 300.0, 600.0, 1200.0, 1800.0, 3600.0, 7200.0, 10800.0, 18000.0, 36000.0)
+# Seconds: short attempts (input preparation, a null or recall agent) get buckets of their own, so the quantiles of
+# the wall-time panel are not interpolated inside one wide first bucket.
+DURATION_BUCKETS_S = (5.0, 15.0, 30.0, 60.0, 300.0, 600.0, 1200.0, 1800.0, 3600.0, 7200.0, 10800.0, 18000.0, 36000.0)
 
 
 @dataclass(frozen=True)

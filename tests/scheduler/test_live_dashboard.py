@@ -278,8 +278,8 @@ def test_every_dashboard_query_returns_the_sweeps_figures(
         if "histogram_quantile" in expr:
             assert got and finite, (expr, got)
             assert set(by(got, "condition")) == set(CONDITIONS), got
-            assert all(0 <= v <= 60 for v in got.values()), got  # every attempt took under the first bucket's 60 s
-            check(title, raw, got, f"{by(got, 'condition')} s (finite, within the first bucket)")
+            assert all(0 <= v <= 60 for v in got.values()), got  # every attempt here takes well under a minute
+            check(title, raw, got, f"{by(got, 'condition')} s (finite, under a minute)")
         elif "rate(" in expr:
             if 'outcome="infrastructure"' in expr:
                 assert got == {}, (expr, got)  # no infrastructure failure: no series
