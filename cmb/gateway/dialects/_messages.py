@@ -35,6 +35,12 @@ _ERROR_TYPES = {
 }
 
 
+def _chat_call(block: Json) -> Json:
+    """A tool_use block as a chat tool call."""
+    fn = {"name": block.get("name"), "arguments": json.dumps(block.get("input", {}))}
+    return {"id": block.get("id"), "type": "function", "function": fn}
+
+
 def messages_to_chat(body: Json, model: str) -> Json:
     """An Anthropic Messages request as a chat request."""
     messages: list[Json] = []
@@ -61,13 +67,7 @@ def messages_to_chat(body: Json, model: str) -> Json:
                 url = src.get("url") or f"data:{src.get('media_type')};base64,{src.get('data', '')}"
                 parts.append({"type": "image_url", "image_url": {"url": url}})
             elif kind == "tool_use":
-                calls.append(
-                    {
-                        "id": block.get("id"),
-                        "type": "function",
-                        "function": {"name": block.get("name"), "arguments": json.dumps(block.get("input", {}))},
-                    }
-                )
+                calls.append(_chat_call(block))
             elif kind == "tool_result":
                 result = flatten(block.get("content")) if block.get("content") is not None else ""
                 if block.get("is_error"):
@@ -356,8 +356,7 @@ class MessagesDialect(Dialect):
             elif kind == "thinking":
                 thinking.append(str(block.get("thinking", "")))
             elif kind == "tool_use":
-                fn = {"name": block.get("name", ""), "arguments": json.dumps(block.get("input") or {})}
-                calls.append({"id": block.get("id"), "type": "function", "function": fn})
+                calls.append(_chat_call(block))
         message: Json = {"role": "assistant", "content": "".join(texts) or None}
         if thinking:
             message["reasoning_content"] = "".join(thinking)

@@ -22,6 +22,13 @@ from cmb.gateway.dialects._base import (
 from cmb.gateway.dialects._chat import ChatToClientStream, openai_error_body, reasoning_delta
 
 
+def _chat_call(item: Json) -> Json:
+    """A function_call or custom_tool_call item as a chat tool call (a custom tool's input wrapped as arguments)."""
+    kind = item.get("type")
+    args = item.get("arguments", "") if kind == "function_call" else json.dumps({"input": item.get("input")})
+    return {"id": item.get("call_id"), "type": "function", "function": {"name": item.get("name"), "arguments": args}}
+
+
 def responses_to_chat(body: Json, model: str) -> Json:
     """A Responses request as a chat request."""
     messages: list[Json] = []
@@ -51,12 +58,7 @@ def responses_to_chat(body: Json, model: str) -> Json:
                 continue
             messages.append({"role": role, "content": content})
         elif kind in ("function_call", "custom_tool_call"):
-            args = item.get("arguments", "") if kind == "function_call" else json.dumps({"input": item.get("input")})
-            call = {
-                "id": item.get("call_id"),
-                "type": "function",
-                "function": {"name": item.get("name"), "arguments": args},
-            }
+            call = _chat_call(item)
             last = messages[-1] if messages else None
             if last is not None and last["role"] == "assistant":
                 last.setdefault("tool_calls", []).append(call)
@@ -487,11 +489,7 @@ class ResponsesDialect(Dialect):
                 parts = [*(item.get("summary") or []), *(item.get("content") or [])]
                 reasoning += [str(p.get("text", "")) for p in parts if isinstance(p, dict)]
             elif kind in ("function_call", "custom_tool_call"):
-                args = (
-                    item.get("arguments", "") if kind == "function_call" else json.dumps({"input": item.get("input")})
-                )
-                fn = {"name": item.get("name", ""), "arguments": args}
-                calls.append({"id": item.get("call_id"), "type": "function", "function": fn})
+                calls.append(_chat_call(item))
         message: Json = {"role": "assistant", "content": "".join(texts) or None}
         if reasoning:
             message["reasoning_content"] = "\n".join(reasoning)
