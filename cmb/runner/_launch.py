@@ -9,7 +9,7 @@ the task (resource profile, time limit).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import yaml
@@ -64,6 +64,7 @@ class Launch:
     profile: ResourceProfile | None = None  # the condition's profile (a sweep's), else the task's own
     retries: int = 0
     queued_at: datetime | None = None
+    prices: ComputePriceSheet = field(default_factory=ComputePriceSheet.pinned)  # read once, by prepare()
 
     def run(self) -> RunRecord:
         """Run the attempt's lifecycle; an agent that needs a gateway and has none gets one for the duration."""
@@ -94,7 +95,7 @@ class Launch:
             cpus=options.cpus,
             memory_gib=options.memory_gib,
             manuals=self.settings.sandbox.manuals,
-            compute_prices=compute_prices(self.settings),
+            compute_prices=self.prices,
             queued_at=self.queued_at,
             retries=self.retries,
         )
@@ -120,9 +121,9 @@ def prepare(
     agent = resolve_agent(ref, options.agent_options)
     backend = backend_class(options.backend, settings)
     check_check_types([entry])
-    compute_prices(settings)
+    prices = compute_prices(settings)
     effective = effective_options(options, settings)
-    return Launch(key, entry, ref, agent, backend, effective, settings, profile, retries, queued_at)
+    return Launch(key, entry, ref, agent, backend, effective, settings, profile, retries, queued_at, prices)
 
 
 def launch(
