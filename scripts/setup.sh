@@ -42,11 +42,10 @@ fi
 # mini-swe-agent pins libraries of its own (click among them): it lives in its own virtual environment.
 [ -x /opt/cmb-mini/bin/mini ] || { python3 -m venv /opt/cmb-mini && /opt/cmb-mini/bin/pip install -q mini-swe-agent==2.4.6; }
 
-# Harbor's ATIF trajectory models, which the tests validate cmb's trajectory.atif.json with. Harbor needs Python
-# >= 3.12 (cmb runs on 3.11), so it lives in a virtual environment of its own; the trajectory models import with
-# pydantic alone, so harbor's other dependencies are left out (--no-deps). About 15 s.
+# Harbor, whose runner the export tests drive and whose ATIF models validate cmb's trajectory.atif.json. Harbor
+# needs Python >= 3.12 (cmb runs on 3.11), so it lives in a virtual environment of its own. About a minute.
 HARBOR_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/cmb/harbor-venv"
-if ! "$HARBOR_VENV/bin/python" -c 'from harbor.models.trajectories import Trajectory' 2>/dev/null; then
+if ! "$HARBOR_VENV/bin/harbor" --version >/dev/null 2>&1; then
   py312=
   for py in python3.12 python3.13 "$(pyenv root 2>/dev/null)"/versions/3.1[2-9]*/bin/python3; do
     if "$py" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null; then py312=$py; break; fi
@@ -54,15 +53,25 @@ if ! "$HARBOR_VENV/bin/python" -c 'from harbor.models.trajectories import Trajec
   if [ -n "$py312" ]; then
     rm -rf "$HARBOR_VENV"
     "$py312" -m venv "$HARBOR_VENV"
-    "$HARBOR_VENV/bin/pip" install -q 'pydantic>=2.14,<3'
-    "$HARBOR_VENV/bin/pip" install -q --no-deps harbor==0.26.0
-    "$HARBOR_VENV/bin/python" -c 'from harbor.models.trajectories import Trajectory'
+    "$HARBOR_VENV/bin/pip" install -q harbor==0.26.0 2> >(grep -v '^WARNING: Location' >&2)
+    "$HARBOR_VENV/bin/harbor" --version >/dev/null
   else
-    echo "warning: no Python >= 3.12: the ATIF validation tests will skip (set CMB_HARBOR_PYTHON to one with harbor)"
+    echo "warning: no Python >= 3.12: the Harbor tests will skip (set CMB_HARBOR_PYTHON to one with harbor)"
   fi
 fi
 
 # The Docker engine, and the agent images built locally (no registry needed; cached by content hash).
+# Docker Compose v2 (`docker compose`), which Harbor's docker environment drives: Debian 12 has only v1, so the
+# plugin is Debian 13's package, from a source pinned below every Debian 12 one so that it upgrades nothing else.
+if ! docker compose version >/dev/null 2>&1; then
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\nSigned-By: %s\n' \
+    /usr/share/keyrings/debian-archive-keyring.gpg | $SUDO tee /etc/apt/sources.list.d/cmb-trixie.sources >/dev/null
+  printf 'Package: *\nPin: release n=trixie\nPin-Priority: 50\n' | $SUDO tee /etc/apt/preferences.d/cmb-trixie >/dev/null
+  $SUDO apt-get update -qq
+  # --no-install-recommends: its recommended docker-cli of Debian 13 would replace Debian 12's docker.io
+  $SUDO apt-get install -y -qq --no-install-recommends docker-compose/trixie >/dev/null
+fi
 if ! docker info >/dev/null 2>&1; then
   (dockerd >/var/log/dockerd.log 2>&1 &)
   for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done

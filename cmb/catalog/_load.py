@@ -11,12 +11,14 @@ from pathlib import Path
 from cmb.catalog._errors import CatalogError, Problem
 from cmb.catalog._yaml import load_model
 from cmb.models import (
+    DEFAULT_PROFILES,
     Condition,
     FairnessSpec,
     GraderSpec,
     Kind,
     RecallSpec,
     Reference,
+    ResourceProfile,
     StudySpec,
     TaskSpec,
     WorkflowSpec,
@@ -74,6 +76,13 @@ class TaskEntry:
     def conditions(self) -> list[Condition]:
         """Conditions this entry runs under."""
         return [Condition.WF, Condition.WR] if self.is_workflow else [Condition.SF, Condition.SR]
+
+    def profile(self) -> ResourceProfile:
+        """The task's resource profile (a built-in one), with the task's own time limit where it sets one."""
+        profile = DEFAULT_PROFILES[self.spec.resources]
+        if self.spec.time_limit_s is not None:
+            profile = profile.model_copy(update={"time_limit_s": self.spec.time_limit_s})
+        return profile
 
     def prompt_path(self, condition: Condition) -> Path:
         """The prompt file for a condition (reduced falls back to full when identical)."""

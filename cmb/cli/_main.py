@@ -236,6 +236,36 @@ def tasks_reproduce(ctx: click.Context, task_id: str, workdir: Path | None) -> N
     sys.exit(0 if result.ok else 1)
 
 
+EXPORT_FORMATS = ("harbor",)
+
+
+@tasks.command("export")
+@click.argument("task_ids", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="harbor", help="Folder layout to write.")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder to write into.")
+@click.option("--conditions", default="", help="Comma-separated conditions (default: each of every entry's).")
+@click.option("--image", default=None, help="Agent image the environments build on; default: CMB_SANDBOX_IMAGE.")
+@click.pass_context
+def tasks_export(
+    ctx: click.Context, task_ids: tuple[str, ...], fmt: str, out: Path, conditions: str, image: str | None
+) -> None:
+    """Write TASK_IDS (ids, study:NAME; default all) as Harbor task folders, one per task and condition."""
+    from cmb.integrations.harbor import export_tasks
+
+    settings: CmbSettings = ctx.obj["settings"]
+    try:
+        wanted = [Condition(c.strip().upper()) for c in conditions.split(",") if c.strip()] or None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--conditions") from None
+    try:
+        folders = export_tasks(_catalog(ctx), list(task_ids) or ["all"], out, wanted, image or settings.sandbox.image)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc.args[0] if isinstance(exc, KeyError) else exc)) from None
+    for folder in folders:
+        click.echo(folder)
+    click.echo(f"{len(folders)} {fmt} task folder(s) in {out}", err=True)
+
+
 def _render_report(report: GradeReport) -> str:
     lines = [
         f"{report.task_id}: {'PASSED' if report.passed else 'FAILED'}  "

@@ -43,7 +43,7 @@ from inspect_ai.util import (
 
 from cmb.catalog import PROMPT_NAME, Catalog, TaskEntry, assemble_solution
 from cmb.grading import grade
-from cmb.models import DEFAULT_PROFILES, Condition, GradeReport, ResourceProfile
+from cmb.models import Condition, GradeReport, ResourceProfile
 from cmb.settings import DEFAULT_IMAGE, CmbSettings
 
 # Sample metadata keys: the scorer and the oracle find the task they grade or solve from these alone.
@@ -84,10 +84,7 @@ def _condition(entry: TaskEntry, condition: str | Condition | None) -> Condition
 
 def profile_of(entry: TaskEntry) -> ResourceProfile:
     """The task's resource profile, with the task's own time limit where it sets one."""
-    profile = DEFAULT_PROFILES[entry.spec.resources]
-    if entry.spec.time_limit_s is not None:
-        profile = profile.model_copy(update={"time_limit_s": entry.spec.time_limit_s})
-    return profile
+    return entry.profile()
 
 
 def sample_files(entry: TaskEntry, condition: Condition) -> dict[str, str]:
