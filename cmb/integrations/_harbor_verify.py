@@ -49,7 +49,7 @@ def collect(work: Path, answer_files: list[str], dest: Path) -> list[str]:
 
 def main() -> int:
     task = json.loads((HERE / "task.json").read_text(encoding="utf-8"))
-    work = Path(os.environ.get("CMB_WORKSPACE") or Path.cwd())
+    work = Path(os.environ.get("CMB_WORKSPACE") or Path.cwd())  # Harbor runs the tests from the working folder
     logs = Path(os.environ.get("CMB_VERIFIER_LOGS") or "/logs/verifier")
     logs.mkdir(parents=True, exist_ok=True)
     spec = GraderSpec.model_validate(yaml.safe_load((HERE / "grader.yaml").read_text(encoding="utf-8")))

@@ -7,7 +7,7 @@ One folder per task and condition, in Harbor's layout:
       task.toml               resources and time limits from the task's profile; cmb's ids under [metadata]
       environment/            the cmb agent image with the task's workspace files and PROMPT.md in /workspace;
                               docker-compose.yaml takes the network away and caps the process count
-      solution/solve.sh       runs the task's oracle (references/<id>/solution/) from /solution/cmb
+      solution/solve.sh       runs the task's oracle (references/<id>/solution/, copied into solution/cmb/)
       tests/                  the verifier: cmb's grading package, the grader and the hidden reference
 
 What the agent sees is what a cmb attempt sees. The hidden references are only in tests/, which Harbor copies
@@ -28,11 +28,18 @@ from pathlib import Path
 
 import cmb
 from cmb.catalog import Catalog, TaskEntry, assemble_solution, stage_bundle
+from cmb.integrations._harbor_load import (
+    PREFIX,
+    HarborTaskError,
+    harbor_entries,
+    harbor_entry,
+    harbor_folders,
+    is_harbor_task,
+)
 from cmb.models import Condition
 from cmb.settings import DEFAULT_IMAGE
 
 WORKDIR = "/workspace"  # the agent image's working folder
-SOLUTION_IN_SANDBOX = "/solution/cmb"  # Harbor's oracle copies solution/ to /solution
 VERIFIER_TIMEOUT_S = 600.0
 BUILD_TIMEOUT_S = 600.0
 VERIFY_SCRIPT = Path(__file__).with_name("_harbor_verify.py")
@@ -85,8 +92,7 @@ def task_toml(entry: TaskEntry, condition: Condition) -> str:
             "metadata": metadata,
             "agent": {"timeout_sec": float(profile.time_limit_s)},
             "verifier": {"timeout_sec": VERIFIER_TIMEOUT_S, "environment_mode": "separate"},
-            "verifier.env": {"CMB_WORKSPACE": WORKDIR},
-            "solution.env": {"CMB_SOLUTION_DIR": SOLUTION_IN_SANDBOX, "OMP_NUM_THREADS": "1"},
+            "solution.env": {"OMP_NUM_THREADS": "1"},
             "environment": {
                 "build_timeout_sec": BUILD_TIMEOUT_S,
                 "cpus": profile.cpus,
@@ -120,11 +126,11 @@ def _compose(entry: TaskEntry) -> str:
     )
 
 
-_SOLVE_SH = f"""#!/bin/bash
+_SOLVE_SH = """#!/bin/bash
 # The task's oracle, as cmb's oracle agent runs it: from the working folder, with its files in CMB_SOLUTION_DIR.
 set -euo pipefail
-cd {WORKDIR}
-exec bash "${{CMB_SOLUTION_DIR:-{SOLUTION_IN_SANDBOX}}}/solve.sh"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CMB_SOLUTION_DIR="$here/cmb" exec bash "$here/cmb/solve.sh"
 """
 
 _TEST_SH = """#!/bin/bash
@@ -207,4 +213,15 @@ def export_tasks(
     ]
 
 
-__all__ = ["export_task", "export_tasks", "folder_name", "task_toml"]
+__all__ = [
+    "PREFIX",
+    "HarborTaskError",
+    "export_task",
+    "export_tasks",
+    "folder_name",
+    "harbor_entries",
+    "harbor_entry",
+    "harbor_folders",
+    "is_harbor_task",
+    "task_toml",
+]

@@ -29,11 +29,22 @@ from cmb.models._run import (
     upgrade_run_record,
 )
 from cmb.models._study import Citation, Cost, Precomputed, ReproductionCost, Step, StudySpec
-from cmb.models._task import DEFAULT_PROFILES, Condition, GivenInput, Kind, ResourceProfile, TaskSpec, WorkflowSpec
+from cmb.models._task import (
+    DEFAULT_PROFILES,
+    VERIFIER_DIR,
+    Condition,
+    GivenInput,
+    Kind,
+    ResourceProfile,
+    TaskSpec,
+    VerifierSpec,
+    WorkflowSpec,
+)
 
 __all__ = [
     "ATTEMPT_OPTIONS_VERSION",
     "DEFAULT_PROFILES",
+    "VERIFIER_DIR",
     "RUN_RECORD_VERSION",
     "SCHEMA_VERSION",
     "AgentRef",
@@ -70,6 +81,7 @@ __all__ = [
     "ReproductionCost",
     "ReferenceValue",
     "ResourceProfile",
+    "VerifierSpec",
     "RunKey",
     "RunRecord",
     "Step",

@@ -87,6 +87,22 @@ def _check_relative(paths: list[str]) -> list[str]:
     return paths
 
 
+class VerifierSpec(CmbModel):
+    """A command run in the sandbox after the agent has stopped, whose outputs are the task's answer files.
+
+    A task brought from another format (a Harbor task's tests) is judged this way: the runner empties
+    VERIFIER_DIR in the working folder, copies references/<task>/verifier/ into its tests/ folder, runs the
+    command from the working folder and grades what it wrote. cmb's own tasks grade the agent's files directly.
+    """
+
+    command: str = Field(min_length=1, description="Shell command, run with bash from the working folder")
+    timeout_s: int = Field(default=600, gt=0, description="Wall-clock limit of the verifier in seconds")
+    env: dict[str, str] = Field(default_factory=dict, description="Environment variables of the verifier")
+
+
+VERIFIER_DIR = ".verifier"  # in the working folder: tests/ (the verifier's files) and logs/ (what it writes)
+
+
 class TaskSpec(CmbModel):
     """`tasks/<study>/<task>/task.yaml`: one research step turned into something an agent does."""
 
@@ -105,6 +121,12 @@ class TaskSpec(CmbModel):
     )
     given: list[GivenInput] = Field(
         default_factory=list, description="Numbers the prompts give on purpose although a check's reference is near"
+    )
+    image: str | None = Field(
+        default=None, description="Sandbox image the task needs (a Harbor task's environment); default: the run's"
+    )
+    verifier: VerifierSpec | None = Field(
+        default=None, description="A command run in the sandbox after the agent, writing the answer files"
     )
 
     _id = field_validator("id", "study")(_check_id)

@@ -20,6 +20,7 @@ from cmb.grading import GraderConfigError, grade, grader_hash
 from cmb.manuals import MOUNT_POINT, read_manifest
 from cmb.models import (
     DEFAULT_PROFILES,
+    VERIFIER_DIR,
     Category,
     ComputePriceSheet,
     ComputeUsage,
@@ -30,7 +31,9 @@ from cmb.models import (
     ResourceProfile,
     RunKey,
     RunRecord,
+    TaskSpec,
     Usage,
+    VerifierSpec,
 )
 from cmb.runner._artifacts import ArtifactDir, artifacts_path, write_atomic
 from cmb.runner._audit import AuditInput, AuditReport, NetworkProbe, audit, sha256_file
@@ -101,11 +104,23 @@ def time_notice(seconds: int, answer_files: list[str]) -> tuple[str, str]:
         f"> **Time budget:** you have {span} of wall-clock time for this task, counted from now. The limit is "
         "enforced: when it is reached every process is stopped and only the files already written are graded.\n\n"
     )
+    files = ", ".join(answer_files) if answer_files else "your work"
     tail = (
-        f"\n\n> **Reminder:** leave {', '.join(answer_files)} in the working folder before the {span} are up; "
+        f"\n\n> **Reminder:** leave {files} in the working folder before the {span} are up; "
         "write a first version early and improve it.\n"
     )
     return head, tail
+
+
+def verifier_of(entry: TaskEntry) -> VerifierSpec | None:
+    """The task's in-sandbox verifier, if its verdict comes from one (a Harbor task's tests)."""
+    return entry.spec.verifier if isinstance(entry.spec, TaskSpec) else None
+
+
+def image_of(entry: TaskEntry, options: RunOptions) -> str:
+    """The sandbox image: the task's own where it needs one, else the run's."""
+    own = entry.spec.image if isinstance(entry.spec, TaskSpec) else None
+    return own or options.image
 
 
 # Condition-neutral facts about the sandbox, appended to every prompt.
@@ -208,6 +223,7 @@ class _State:
     measured: Measured | None = None
     marks: dict[str, float] = field(default_factory=dict)
     sandbox_warnings: list[str] = field(default_factory=list)
+    verifier_log: str | None = None  # what an in-sandbox verifier printed
 
     def phase(self, name: str) -> _Phase:
         return _Phase(self, name)
@@ -259,7 +275,7 @@ def run_attempt(
                 spec = SandboxSpec(
                     name=key.slug,
                     profile=profile,
-                    image=options.image,
+                    image=image_of(entry, options),
                     env=_base_env(),
                     gateway_url=options.gateway.base_url,
                     readonly_mounts=mounts,
@@ -319,6 +335,8 @@ def run_attempt(
             with state.phase("collect"):
                 try:
                     sandbox.stop_processes()  # only what was written while the agent ran is graded
+                    if (verifier := verifier_of(entry)) is not None:
+                        _run_verifier(sandbox, entry, verifier, env, state)
                     collected_dir = _collect(sandbox, entry, tmp, art.path, options, state)
                     log_text, heads_text = collect_log(sandbox, HARNESS_DIR, tmp)
                 except SandboxError as exc:
@@ -381,7 +399,9 @@ def _stage(
     """Host folders for the bundle (with the time notice), the harness files and the agent's home."""
     work = tmp / "stage-work"
     stage_bundle(entry, key.condition, work)
-    head, tail = time_notice(profile.time_limit_s, list(entry.spec.answer_files))
+    # A verifier writes the answer files itself: the agent is not told to.
+    answers = [] if verifier_of(entry) is not None else list(entry.spec.answer_files)
+    head, tail = time_notice(profile.time_limit_s, answers)
     prompt = head + entry.prompt(key.condition).rstrip() + ENVIRONMENT_NOTE + tail
     (work / PROMPT_NAME).write_text(prompt, encoding="utf-8")
     for path in work.rglob("*"):
@@ -397,6 +417,36 @@ def _stage(
     home.mkdir()
     (home / ".keep").write_text("", encoding="utf-8")
     return {"work": work, "harness": harness, "home": home}, prompt
+
+
+VERIFIER_FILES = "verifier"  # references/<task>/verifier/: what the verifier runs (a Harbor task's tests/)
+
+
+def _run_verifier(
+    sandbox: Sandbox, entry: TaskEntry, verifier: VerifierSpec, env: dict[str, str], state: _State
+) -> None:
+    """Run the task's verifier in the sandbox, after the agent.
+
+    Its folder is emptied first, so that nothing the agent left there is taken for the verifier's output. A
+    verifier that fails or times out leaves what it wrote; the grader's checks on its outputs decide.
+    """
+    folder = f"{WORK_DIR}/{VERIFIER_DIR}"
+    reset = sandbox.exec(
+        ["sh", "-c", f'rm -rf -- "{VERIFIER_DIR}" && mkdir -p "{VERIFIER_DIR}/tests" "{VERIFIER_DIR}/logs/verifier"'],
+        timeout_s=PROBE_TIMEOUT_S,
+        cwd=WORK_DIR,
+    )
+    if reset.exit_code != 0:
+        raise SandboxError(f"cannot prepare the verifier's folder: {reset.stderr[-500:]}")
+    sandbox.put(entry.reference_dir / VERIFIER_FILES, f"{folder}/tests")
+    t0 = time.monotonic()
+    result = sandbox.exec(
+        ["bash", "-c", verifier.command], timeout_s=verifier.timeout_s, env={**env, **verifier.env}, cwd=WORK_DIR
+    )
+    state.verifier_log = (
+        f"exit {result.exit_code} after {time.monotonic() - t0:.1f} s\n"
+        f"--- stdout\n{result.stdout[-20_000:]}\n--- stderr\n{result.stderr[-20_000:]}\n"
+    )
 
 
 def _mounts(options: RunOptions, backend: type[Sandbox]) -> tuple[dict[str, Path], str | None]:
@@ -642,5 +692,7 @@ def _write_artifacts(art: Path, record: RunRecord, state: _State) -> None:
         write_atomic(art / "audit.json", state.audit.model_dump_json(indent=2))
     if state.network is not None:
         write_atomic(art / "network.json", state.network.model_dump_json(indent=2))
+    if state.verifier_log is not None:
+        write_atomic(art / "verifier.log", state.verifier_log)
     (art / "submission").mkdir(exist_ok=True)
     write_atomic(art / "record.json", record.model_dump_json(indent=2))

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from cmb.agents import AGENTS, Agent, get_agent, load_user_agents, needs_gateway
 from cmb.catalog import Catalog, CatalogError, TaskEntry
 from cmb.grading import REGISTRY
+from cmb.integrations.harbor import PREFIX as HARBOR_PREFIX
+from cmb.integrations.harbor import HarborTaskError, harbor_entries, is_harbor_task
 from cmb.models import AgentRef, Condition
 from cmb.sandbox import AUTO, BACKENDS, Sandbox, backend_choices, get_backend, resolve_backend
 from cmb.settings import CmbSettings
@@ -76,16 +79,44 @@ def check_check_types(entries: Iterable[TaskEntry]) -> None:
                 raise UnknownNameError("check type", check.type, REGISTRY.types, where)
 
 
+def _harbor_path(selector: str) -> Path | None:
+    """The folder a selector names as Harbor tasks (harbor:PATH, or the path of a task folder), else None."""
+    if selector.startswith(HARBOR_PREFIX):
+        return Path(selector.removeprefix(HARBOR_PREFIX))
+    path = Path(selector)
+    return path if ("/" in selector or selector.startswith(".")) and is_harbor_task(path) else None
+
+
+def add_harbor_tasks(catalog: Catalog, path: Path) -> list[TaskEntry]:
+    """Materialize the Harbor tasks of `path` (a task folder or a dataset) into `catalog`; return them."""
+    try:
+        entries = harbor_entries(path)
+    except HarborTaskError as exc:
+        raise LaunchError(str(exc)) from None
+    for entry in entries:
+        catalog.entries[entry.id] = entry
+    return entries
+
+
 def find_task(catalog: Catalog, task_id: str) -> TaskEntry:
-    """A task or workflow by id."""
-    if task_id not in catalog.entries:
-        raise UnknownNameError("task", task_id, catalog.entries)
-    return catalog.entries[task_id]
+    """A task or workflow by id, or a Harbor task by its folder (harbor:PATH or the path itself)."""
+    if task_id in catalog.entries:
+        return catalog.entries[task_id]
+    if (path := _harbor_path(task_id)) is not None:
+        entries = add_harbor_tasks(catalog, path)
+        if len(entries) != 1:
+            raise LaunchError(f"{path} holds {len(entries)} Harbor tasks; name one of them")
+        return entries[0]
+    raise UnknownNameError("task", task_id, catalog.entries)
 
 
 def select_tasks(catalog: Catalog, selectors: Iterable[str]) -> list[TaskEntry]:
-    """'all', task ids and 'study:NAME' selectors, each of which must name something."""
-    selectors = [s.strip() for s in selectors if s.strip()]
+    """'all', task ids, 'study:NAME' and 'harbor:PATH' selectors, each of which must name something."""
+    chosen: list[str] = []
+    for sel in (s.strip() for s in selectors if s.strip()):
+        path = _harbor_path(sel)
+        chosen += [e.id for e in add_harbor_tasks(catalog, path)] if path is not None else [sel]
+    selectors = chosen
     studies = {e.spec.study for e in catalog.entries.values()}
     for sel in selectors:
         if sel.startswith("study:") and sel.removeprefix("study:") not in studies:
