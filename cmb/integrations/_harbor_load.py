@@ -210,8 +210,9 @@ def _workdir_of(image: str, docker: Docker) -> str:
     return str(path)
 
 
-def _write_suite(folder: Path, root: Path, tid: str, image: str, workspace_dir: Path, files: list[str]) -> None:
-    config = _config(folder)
+def _write_suite(
+    folder: Path, config: dict[str, Any], root: Path, tid: str, image: str, workspace_dir: Path, files: list[str]
+) -> None:
     agent, verifier = config.get("agent") or {}, config.get("verifier") or {}
     spec = TaskSpec(
         id=tid,
@@ -276,11 +277,16 @@ def _write_suite(folder: Path, root: Path, tid: str, image: str, workspace_dir: 
     (root / "SOURCE").write_text(f"{folder.resolve()}\n")
 
 
-def harbor_entry(folder: Path, cache: Path | None = None, docker: Docker = docker_cli) -> TaskEntry:
-    """The cmb task of a Harbor task folder, materialized (and its images built) once per content hash."""
+def harbor_entry(folder: Path, cache: Path | None = None, docker: Docker | None = None) -> TaskEntry:
+    """The cmb task of a Harbor task folder, materialized (and its images built) once per content hash.
+
+    `cache` defaults to `default_cache()`, `docker` to the docker client (`docker_cli`).
+    """
     folder = Path(folder)
+    docker = docker or docker_cli
     if not is_harbor_task(folder):
         raise HarborTaskError(f"{folder} is not a Harbor task folder (task.toml and instruction.md)")
+    config = _config(folder)
     _check_environment(folder)
     tid, digest = task_id(folder), content_hash(folder)
     root = (cache or default_cache()) / f"{tid}-{digest}"
@@ -298,11 +304,11 @@ def harbor_entry(folder: Path, cache: Path | None = None, docker: Docker = docke
         with tempfile.TemporaryDirectory(prefix="cmb-harbor-layer-") as ctx:
             (Path(ctx) / "Dockerfile").write_text(_layer(env_image, workdir, folder.name))
             docker(["build", "-q", "-t", image, ctx], BUILD_TIMEOUT_S)
-        _write_suite(folder, root, tid, image, workspace, files)
+        _write_suite(folder, config, root, tid, image, workspace, files)
         (root / _COMPLETE).write_text("")
     return TaskEntry(spec=load_model(spec_file, TaskSpec), dir=spec_file.parent, root=root)
 
 
-def harbor_entries(path: Path, cache: Path | None = None, docker: Docker = docker_cli) -> list[TaskEntry]:
+def harbor_entries(path: Path, cache: Path | None = None, docker: Docker | None = None) -> list[TaskEntry]:
     """Every Harbor task of `path` (one task folder or a dataset folder of them) as a cmb task."""
     return [harbor_entry(folder, cache, docker) for folder in harbor_folders(path)]

@@ -117,10 +117,14 @@ def verifier_of(entry: TaskEntry) -> VerifierSpec | None:
     return entry.spec.verifier if isinstance(entry.spec, TaskSpec) else None
 
 
+def image_of_task(entry: TaskEntry) -> str | None:
+    """The image the task needs (a Harbor task's environment), if any."""
+    return entry.spec.image if isinstance(entry.spec, TaskSpec) else None
+
+
 def image_of(entry: TaskEntry, options: RunOptions) -> str:
     """The sandbox image: the task's own where it needs one, else the run's."""
-    own = entry.spec.image if isinstance(entry.spec, TaskSpec) else None
-    return own or options.image
+    return image_of_task(entry) or options.image
 
 
 # Condition-neutral facts about the sandbox, appended to every prompt.

@@ -27,7 +27,7 @@ from cmb.models import (
     RunRecord,
     Usage,
 )
-from cmb.runner._attempt import RunOptions, run_attempt
+from cmb.runner._attempt import RunOptions, image_of_task, run_attempt
 from cmb.runner._resolve import (
     LaunchError,
     backend_class,
@@ -120,6 +120,8 @@ def prepare(
     ref = AgentRef.parse(key.agent)
     agent = resolve_agent(ref, options.agent_options)
     backend = backend_class(options.backend, settings)
+    if (image := image_of_task(entry)) is not None and not backend.runs_images:
+        raise LaunchError(f"{entry.id} runs in its own image ({image}); backend {backend.backend!r} runs no images")
     check_check_types([entry])
     prices = compute_prices(settings)
     effective = effective_options(options, settings)

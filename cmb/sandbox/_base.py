@@ -74,6 +74,8 @@ class Sandbox(ABC):
     host_mounts: ClassVar[bool] = True
     # Whether what an exec starts in the background keeps running after it returns (one container for all execs).
     processes_outlive_exec: ClassVar[bool] = False
+    # Whether the sandbox runs SandboxSpec.image; where not, commands run on the host's own system.
+    runs_images: ClassVar[bool] = False
 
     def __init__(self, spec: SandboxSpec) -> None:
         self.spec = spec

@@ -52,6 +52,7 @@ def _client() -> Any:
 class DockerSandbox(Sandbox):
     """A container with the profile's limits, reached through the Docker engine API."""
 
+    runs_images = True
     lifetime_factor: ClassVar[float] = 2.0  # the container's own sleep outlives every exec by this factor
     tmp_max_bytes: ClassVar[int] = 2 * 2**30
     processes_outlive_exec = True  # one container serves every exec of the attempt

@@ -121,6 +121,7 @@ def _api_client(context: str | None) -> Any:
 class KubernetesSandbox(Sandbox):
     """A Job in the cluster; commands run through the exec API."""
 
+    runs_images = True
     kube: ClassVar[KubernetesSettings] = KubernetesSettings()  # the defaults; `configured` binds the effective ones
 
     host_mounts = False  # pods read the manuals the image carries (deploy/image builds them in)
