@@ -21,6 +21,7 @@ python3 (cmb's supervisor runs every command).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import math
@@ -277,6 +278,23 @@ def _write_suite(
     (root / "SOURCE").write_text(f"{folder.resolve()}\n")
 
 
+def _materialize(folder: Path, config: dict[str, Any], root: Path, tid: str, digest: str, docker: Docker) -> None:
+    env_image = f"cmb-harbor-env:{tid}-{digest}"
+    image = f"cmb-harbor:{tid}-{digest}"
+    docker(["build", "-q", "-t", env_image, str(folder / "environment")], BUILD_TIMEOUT_S)
+    workdir = _workdir_of(env_image, docker)
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    workspace = root / "staging-workspace"
+    workspace.mkdir()
+    files = _extract_workdir(env_image, workdir, workspace, docker)
+    with tempfile.TemporaryDirectory(prefix="cmb-harbor-layer-") as ctx:
+        (Path(ctx) / "Dockerfile").write_text(_layer(env_image, workdir, folder.name))
+        docker(["build", "-q", "-t", image, ctx], BUILD_TIMEOUT_S)
+    _write_suite(folder, config, root, tid, image, workspace, files)
+    (root / _COMPLETE).write_text("")
+
+
 def harbor_entry(folder: Path, cache: Path | None = None, docker: Docker | None = None) -> TaskEntry:
     """The cmb task of a Harbor task folder, materialized (and its images built) once per content hash.
 
@@ -289,23 +307,14 @@ def harbor_entry(folder: Path, cache: Path | None = None, docker: Docker | None 
     config = _config(folder)
     _check_environment(folder)
     tid, digest = task_id(folder), content_hash(folder)
-    root = (cache or default_cache()) / f"{tid}-{digest}"
+    cache = cache or default_cache()
+    root = cache / f"{tid}-{digest}"
     spec_file = root / "tasks" / STUDY / tid / "task.yaml"
-    if not (root / _COMPLETE).is_file():
-        env_image = f"cmb-harbor-env:{tid}-{digest}"
-        image = f"cmb-harbor:{tid}-{digest}"
-        docker(["build", "-q", "-t", env_image, str(folder / "environment")], BUILD_TIMEOUT_S)
-        workdir = _workdir_of(env_image, docker)
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir(parents=True)
-        workspace = root / "staging-workspace"
-        workspace.mkdir()
-        files = _extract_workdir(env_image, workdir, workspace, docker)
-        with tempfile.TemporaryDirectory(prefix="cmb-harbor-layer-") as ctx:
-            (Path(ctx) / "Dockerfile").write_text(_layer(env_image, workdir, folder.name))
-            docker(["build", "-q", "-t", image, ctx], BUILD_TIMEOUT_S)
-        _write_suite(folder, config, root, tid, image, workspace, files)
-        (root / _COMPLETE).write_text("")
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache / f"{tid}-{digest}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one materialization at a time; a waiting one finds it done
+        if not (root / _COMPLETE).is_file():
+            _materialize(folder, config, root, tid, digest, docker)
     return TaskEntry(spec=load_model(spec_file, TaskSpec), dir=spec_file.parent, root=root)
 
 
