@@ -84,6 +84,14 @@ def _record(key: RunKey, entry: TaskEntry, ctx: AttemptContext, passed: bool, st
     )
 
 
+def _ray_node() -> str | None:
+    """The Ray node this launch runs on (in a launcher actor), else None."""
+    import sys
+
+    ray = sys.modules.get("ray")  # loaded where a launcher runs; never imported here for the other executors
+    return ray.get_runtime_context().get_node_id() if ray is not None and ray.is_initialized() else None
+
+
 def fake_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecord:
     """oracle* agents pass, others fail scientifically; failures are injected by options."""
     started = datetime.now(UTC)
@@ -96,7 +104,8 @@ def fake_attempt(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRecor
     marker.touch()
     concurrent = len(list(running.glob(f"*.{ctx.profile.name}")))
     launch = {"key": str(key), "slug": key.slug, "retry": ctx.retry, "pid": os.getpid(), "t": time.time(),
-              "profile": ctx.profile.name, "concurrent": concurrent, "backend": ctx.options.backend}  # fmt: skip
+              "profile": ctx.profile.name, "concurrent": concurrent, "backend": ctx.options.backend,
+              "node": _ray_node()}  # fmt: skip
     name = f"{time.time_ns()}-{uuid.uuid4().hex[:6]}"
     (log_dir / f"{name}.tmp").write_text(json.dumps(launch))
     (log_dir / f"{name}.tmp").replace(log_dir / f"{name}.json")  # whole or absent: other launches count these
