@@ -60,18 +60,20 @@ if ! "$HARBOR_VENV/bin/harbor" --version >/dev/null 2>&1; then
   fi
 fi
 
-# The Docker engine, and the agent images built locally (no registry needed; cached by content hash).
 # Docker Compose v2 (`docker compose`), which Harbor's docker environment drives: Debian 12 has only v1, so the
 # plugin is Debian 13's package, from a source pinned below every Debian 12 one so that it upgrades nothing else.
 if ! docker compose version >/dev/null 2>&1; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
-  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\nSigned-By: %s\n' \
-    /usr/share/keyrings/debian-archive-keyring.gpg | $SUDO tee /etc/apt/sources.list.d/cmb-trixie.sources >/dev/null
+  mirror="$(bash deploy/image/debian-mirror.sh main)"  # the Debian archive this machine's apt already uses
+  printf 'Types: deb\nURIs: %s\nSuites: trixie\nComponents: main\nSigned-By: %s\n' \
+    "$mirror" /usr/share/keyrings/debian-archive-keyring.gpg | $SUDO tee /etc/apt/sources.list.d/cmb-trixie.sources >/dev/null
   printf 'Package: *\nPin: release n=trixie\nPin-Priority: 50\n' | $SUDO tee /etc/apt/preferences.d/cmb-trixie >/dev/null
   $SUDO apt-get update -qq
   # --no-install-recommends: its recommended docker-cli of Debian 13 would replace Debian 12's docker.io
   $SUDO apt-get install -y -qq --no-install-recommends docker-compose/trixie >/dev/null
 fi
+
+# The Docker engine, and the agent images built locally (no registry needed; cached by content hash).
 if ! docker info >/dev/null 2>&1; then
   (dockerd >/var/log/dockerd.log 2>&1 &)
   for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done

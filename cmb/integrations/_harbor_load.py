@@ -49,10 +49,11 @@ BUILD_TIMEOUT_S = 1800
 _COMPLETE = ".complete"
 
 # Read the reward the way Harbor does (reward.txt: one number; reward.json: {"reward": number, ...}) into one
-# JSON file, so that the grader's own checks say what is missing or wrong.
+# JSON file, so that the grader's own checks say what is missing or wrong. python3 -I: nothing the agent left in
+# the working folder or its home is imported.
 _VERIFY = f"""bash /tests/test.sh
 status=$?
-python3 - "$status" <<'PY'
+python3 -I - "$status" <<'PY'
 import json, math, pathlib, sys
 logs = pathlib.Path("{VERIFIER_DIR}/logs/verifier")
 verdict = {{"test_exit": int(sys.argv[1])}}

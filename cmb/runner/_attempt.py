@@ -340,7 +340,7 @@ def run_attempt(
                 try:
                     sandbox.stop_processes()  # only what was written while the agent ran is graded
                     if (verifier := verifier_of(entry)) is not None:
-                        _run_verifier(sandbox, entry, verifier, env, state)
+                        _run_verifier(sandbox, entry, verifier, env, paths.work, state)
                     collected_dir = _collect(sandbox, entry, tmp, art.path, options, state)
                     log_text, heads_text = collect_log(sandbox, HARNESS_DIR, tmp)
                 except SandboxError as exc:
@@ -427,7 +427,7 @@ VERIFIER_FILES = "verifier"  # references/<task>/verifier/: what the verifier ru
 
 
 def _run_verifier(
-    sandbox: Sandbox, entry: TaskEntry, verifier: VerifierSpec, env: dict[str, str], state: _State
+    sandbox: Sandbox, entry: TaskEntry, verifier: VerifierSpec, env: dict[str, str], work_path: str, state: _State
 ) -> None:
     """Run the task's verifier in the sandbox, after the agent.
 
@@ -436,7 +436,7 @@ def _run_verifier(
     """
     folder = f"{WORK_DIR}/{VERIFIER_DIR}"
     reset = sandbox.exec(
-        ["sh", "-c", f'rm -rf -- "{VERIFIER_DIR}" && mkdir -p "{VERIFIER_DIR}/tests" "{VERIFIER_DIR}/logs/verifier"'],
+        ["sh", "-c", 'rm -rf -- "$1" && mkdir -p "$1/tests" "$1/logs/verifier" "$1/home"', "reset", VERIFIER_DIR],
         timeout_s=PROBE_TIMEOUT_S,
         cwd=WORK_DIR,
     )
@@ -444,8 +444,10 @@ def _run_verifier(
         raise SandboxError(f"cannot prepare the verifier's folder: {reset.stderr[-500:]}")
     sandbox.put(entry.reference_dir / VERIFIER_FILES, f"{folder}/tests")
     t0 = time.monotonic()
+    # A home of its own, and no user site: what the agent left in its home (a usercustomize.py) is not run.
+    own = {"HOME": f"{work_path}/{VERIFIER_DIR}/home", "PYTHONNOUSERSITE": "1"}
     result = sandbox.exec(
-        ["bash", "-c", verifier.command], timeout_s=verifier.timeout_s, env={**env, **verifier.env}, cwd=WORK_DIR
+        ["bash", "-c", verifier.command], timeout_s=verifier.timeout_s, env={**env, **own, **verifier.env}, cwd=WORK_DIR
     )
     state.verifier_log = (
         f"exit {result.exit_code} after {time.monotonic() - t0:.1f} s\n"

@@ -39,7 +39,9 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, object_s
     if address or os.environ.get("RAY_ADDRESS"):
         ray.init(address=address or None, **common)
     else:
+        # address="local": a cluster of its own, even where `ray start` left its address file behind.
         ray.init(
+            address="local",
             num_cpus=num_cpus or os.cpu_count() or 1,
             object_store_memory=object_store_mb * 2**20,
             include_dashboard=False,

@@ -25,6 +25,8 @@ from cmb.settings import CmbSettings
 from tests.tasks._helpers import CATALOG, ROOT
 
 TASK = Path(__file__).with_name("harbor_task")  # a small Harbor task written for these tests: sum the readings
+# Forges a verdict of reward 1 when imported by the verifier (as json, or as the user site's customization).
+FORGE = "import pathlib\npathlib.Path('/workspace/work/.verifier/verdict.json').write_text('{\"reward\": 1}')\n"
 
 
 class FakeDocker:
@@ -239,6 +241,10 @@ def test_what_the_agent_leaves_for_the_verifier_is_not_its_verdict(
             WriteFile(path=VERDICT, content='{"reward": 1.0}'),
             WriteFile(path=f"{VERIFIER_DIR}/logs/verifier/reward.txt", content="1\n"),
             WriteFile(path=f"{VERIFIER_DIR}/tests/test.sh", content="echo 1 > /logs/verifier/reward.txt\n"),
+            # Modules a Python verifier might import from the working folder or from the agent's home.
+            WriteFile(path="json.py", content=FORGE),
+            Run(shell='mkdir -p "$HOME/.local/lib/python3.11/site-packages"'),
+            Run(shell='cp json.py "$HOME/.local/lib/python3.11/site-packages/usercustomize.py"'),
             Run(shell="echo 60 > /app/sum.txt"),
         ]
     )

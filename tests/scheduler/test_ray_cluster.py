@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,7 +91,11 @@ def _alive_nodes(address: str) -> dict[str, list[str]]:
 
 
 @pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[dict[str, object]]:
+def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
+    # A Ray temp folder of its own (short: it holds sockets), so that `ray start` leaves no address file in
+    # /tmp/ray for a later ray.init() to take for a running cluster.
+    temp = Path(tempfile.mkdtemp(prefix="cmb-ray-", dir="/tmp"))
+    monkeypatch.setitem(ENV, "RAY_TMPDIR", str(temp))
     port = free_port()
     address = f"127.0.0.1:{port}"
     nodes: dict[str, RayNode] = {}
@@ -105,6 +111,7 @@ def cluster(tmp_path: Path) -> Iterator[dict[str, object]]:
     finally:
         for node in reversed(list(nodes.values())):
             node.stop()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def test_a_sweep_places_launchers_by_profile_and_survives_a_lost_node(cluster: dict[str, object]) -> None:
