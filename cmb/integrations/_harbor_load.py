@@ -38,11 +38,12 @@ from typing import Any
 import yaml
 
 from cmb.catalog import PROMPT_NAME, TaskEntry, load_model
-from cmb.models import VERIFIER_DIR, Kind, TaskSpec, VerifierSpec
+from cmb.models import VERIFIER_DIR, VERIFIER_FILES, Kind, TaskSpec, VerifierSpec
 
 PREFIX = "harbor:"  # a sweep's selector of a Harbor task folder, or of a folder of them (a dataset)
 STUDY = "harbor"
-SANDBOX_WORKDIR = "/workspace"  # cmb's workspace volume in the sandbox; the working folder is work/ in it
+# cmb's workspace volume in the sandbox (the working folder is work/ in it), and the agent image's WORKDIR
+SANDBOX_WORKDIR = "/workspace"
 VERDICT = f"{VERIFIER_DIR}/verdict.json"
 MAX_WORKSPACE_BYTES = 256 * 1024 * 1024
 BUILD_TIMEOUT_S = 1800
@@ -268,7 +269,7 @@ def _write_suite(
     reference.mkdir(parents=True)
     values = {"reward": {"value": 1.0, "unit": "1", "note": "Harbor's reward of a solved task"}}
     (reference / "reference.yaml").write_text(yaml.safe_dump({"version": 1, "task": tid, "values": values}))
-    shutil.copytree(folder / "tests", reference / "verifier")
+    shutil.copytree(folder / "tests", reference / VERIFIER_FILES)
     solution = reference / "solution"
     if (folder / "solution").is_dir():
         shutil.copytree(folder / "solution", solution / "harbor")

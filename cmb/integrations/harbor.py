@@ -30,6 +30,7 @@ import cmb
 from cmb.catalog import Catalog, TaskEntry, assemble_solution, stage_bundle
 from cmb.integrations._harbor_load import (
     PREFIX,
+    SANDBOX_WORKDIR,
     HarborTaskError,
     harbor_entries,
     harbor_entry,
@@ -39,7 +40,7 @@ from cmb.integrations._harbor_load import (
 from cmb.models import Condition
 from cmb.settings import DEFAULT_IMAGE
 
-WORKDIR = "/workspace"  # the agent image's working folder
+WORKDIR = SANDBOX_WORKDIR  # the agent image's working folder, which an exported task keeps when cmb runs it back
 VERIFIER_TIMEOUT_S = 600.0
 BUILD_TIMEOUT_S = 600.0
 VERIFY_SCRIPT = Path(__file__).with_name("_harbor_verify.py")

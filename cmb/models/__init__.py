@@ -32,6 +32,7 @@ from cmb.models._study import Citation, Cost, Precomputed, ReproductionCost, Ste
 from cmb.models._task import (
     DEFAULT_PROFILES,
     VERIFIER_DIR,
+    VERIFIER_FILES,
     Condition,
     GivenInput,
     Kind,
@@ -47,6 +48,7 @@ __all__ = [
     "RUN_RECORD_VERSION",
     "SCHEMA_VERSION",
     "VERIFIER_DIR",
+    "VERIFIER_FILES",
     "AgentRef",
     "AttemptOptions",
     "AuditFlags",

@@ -101,6 +101,7 @@ class VerifierSpec(CmbModel):
 
 
 VERIFIER_DIR = ".verifier"  # in the working folder: tests/ (the verifier's files) and logs/ (what it writes)
+VERIFIER_FILES = "verifier"  # references/<task>/verifier/: what the verifier runs (a Harbor task's tests/)
 
 
 class TaskSpec(CmbModel):

@@ -21,6 +21,7 @@ from cmb.manuals import MOUNT_POINT, read_manifest
 from cmb.models import (
     DEFAULT_PROFILES,
     VERIFIER_DIR,
+    VERIFIER_FILES,
     Category,
     ComputePriceSheet,
     ComputeUsage,
@@ -120,11 +121,6 @@ def verifier_of(entry: TaskEntry) -> VerifierSpec | None:
 def image_of_task(entry: TaskEntry) -> str | None:
     """The image the task needs (a Harbor task's environment), if any."""
     return entry.spec.image if isinstance(entry.spec, TaskSpec) else None
-
-
-def image_of(entry: TaskEntry, options: RunOptions) -> str:
-    """The sandbox image: the task's own where it needs one, else the run's."""
-    return image_of_task(entry) or options.image
 
 
 # Condition-neutral facts about the sandbox, appended to every prompt.
@@ -279,7 +275,7 @@ def run_attempt(
                 spec = SandboxSpec(
                     name=key.slug,
                     profile=profile,
-                    image=image_of(entry, options),
+                    image=image_of_task(entry) or options.image,
                     env=_base_env(),
                     gateway_url=options.gateway.base_url,
                     readonly_mounts=mounts,
@@ -421,9 +417,6 @@ def _stage(
     home.mkdir()
     (home / ".keep").write_text("", encoding="utf-8")
     return {"work": work, "harness": harness, "home": home}, prompt
-
-
-VERIFIER_FILES = "verifier"  # references/<task>/verifier/: what the verifier runs (a Harbor task's tests/)
 
 
 def _run_verifier(
