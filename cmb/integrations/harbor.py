@@ -85,7 +85,8 @@ def task_toml(entry: TaskEntry, condition: Condition) -> str:
         "cmb_version": cmb.__version__,
         "kind": spec.kind.value,
         "study": spec.study,
-        "codes": list(spec.required_codes),
+        "codes": list(spec.codes),
+        "required_codes": list(spec.required_codes),
         "answer_files": list(spec.answer_files),
     }
     return _toml(

@@ -55,6 +55,8 @@ def test_layout_and_task_config(tmp_path: Path) -> None:
     assert config["verifier"]["environment_mode"] == "separate"
     assert config["artifacts"] == [f"/workspace/{rel}" for rel in entry.spec.answer_files]
     assert config["metadata"]["cmb_task"] == TASK and config["metadata"]["cmb_condition"] == "SR"
+    assert config["metadata"]["codes"] == entry.spec.codes
+    assert config["metadata"]["required_codes"] == entry.spec.required_codes
     assert (folder / "environment" / "Dockerfile").read_text().startswith("# The cmb agent image")
     assert f"FROM {DEFAULT_IMAGE}\n" in (folder / "environment" / "Dockerfile").read_text()
     assert "network_mode: none" in (folder / "environment" / "docker-compose.yaml").read_text()
