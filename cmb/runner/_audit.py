@@ -15,6 +15,7 @@ from pydantic import Field
 
 from cmb.models import AuditFlags, CmbModel
 from cmb.runner._codelog import CodeCall, CodeTable, LogVerdict, SegmentHead
+from cmb.runner._supervise import partitions_done
 
 SIGNATURE_WINDOW = 64 * 1024
 MAX_SCANNED_FILE = 64 * 1024 * 1024
@@ -78,7 +79,11 @@ def _scan_outputs(inp: AuditInput, messages: list[str]) -> bool:
         for exe, info in inp.table.executables.items()
         if info.file_signature and info.file_marker and any(inp.table.matches(r, exe) for r in inp.required_codes)
     }
-    signatures = {(i.file_signature, i.file_marker) for i in wanted.values() if i.file_signature and i.file_marker}
+    signatures = {
+        (i.file_signature, i.file_marker, i.universe_signature)
+        for i in wanted.values()
+        if i.file_signature and i.file_marker
+    }
     ok = True
     for path in sorted(inp.collected_dir.rglob("*")):
         if not path.is_file() or path.is_symlink() or path.stat().st_size > MAX_SCANNED_FILE:
@@ -88,8 +93,10 @@ def _scan_outputs(inp: AuditInput, messages: list[str]) -> bool:
             continue  # a precomputed output the harness staged, untouched
         with path.open("rb") as f:
             head = f.read(SIGNATURE_WINDOW)
-        for signature, marker in signatures:
-            if signature.encode() in head and marker.encode() not in path.read_bytes():
+        for signature, marker, universe in signatures:
+            if signature.encode() not in head or partitions_done(path, marker, universe):
+                continue
+            if marker.encode() not in path.read_bytes():
                 messages.append(f"job_done: output {rel} has no completion marker {marker!r}")
                 ok = False
     return ok

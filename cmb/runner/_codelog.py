@@ -29,6 +29,7 @@ class CodeInfo(CmbModel):
     launcher: bool = False
     log_option: str | None = None
     log_default: str | None = None
+    universe_signature: str | None = None
 
     @property
     def completion_marker(self) -> str | None:

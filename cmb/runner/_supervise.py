@@ -41,6 +41,36 @@ WRAPPER_NAME = "codewrap.py"
 CODES_NAME = "codes.json"
 MAX_MESSAGE = 1 << 20
 LOG_TAIL = 1 << 20
+
+
+def _ends_with(path: Path, marker: str) -> bool:
+    """Whether the last LOG_TAIL bytes of `path` hold `marker` (False when it cannot be read)."""
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, path.stat().st_size - LOG_TAIL))
+            return marker.encode() in f.read()
+    except OSError:
+        return False
+
+
+def partitions_done(path: Path, marker: str, universe_signature: str | None) -> bool:
+    """Whether `path` is a finished multi-partition run's universe log.
+
+    A run split into partitions (LAMMPS -partition, e.g. a NEB) never writes its marker to the universe log; each
+    partition log `<path>.<k>` ends with it when the run finished.
+    """
+    if not universe_signature:
+        return False
+    try:
+        with path.open("rb") as f:
+            if universe_signature.encode() not in f.read(4096):
+                return False
+    except OSError:
+        return False
+    parts = [p for p in path.parent.glob(path.name + ".*") if p.suffix[1:].isdigit()]
+    return bool(parts) and all(_ends_with(p, marker) for p in parts)
+
+
 TERM_GRACE_S = 5.0
 PR_SET_DUMPABLE = 4
 
@@ -260,13 +290,9 @@ class Supervisor:
         if not name or name == "none":
             return set()
         path = Path(cwd) / name
-        try:
-            with path.open("rb") as f:
-                f.seek(max(0, path.stat().st_size - LOG_TAIL))
-                tail = f.read()
-        except OSError:
-            return set()
-        return {marker} if marker.encode() in tail else set()
+        if _ends_with(path, marker) or partitions_done(path, marker, info.get("universe_signature")):
+            return {marker}
+        return set()
 
     def _record(
         self,

@@ -1,0 +1,213 @@
+"""Reference values of the ni-island-saddles study, for one of its tasks, with the alternatives and traps its
+grader names. Every number comes from LAMMPS (29 Sep 2021) through the study's saddle tool (the oracle's
+ni_saddle.py), on the structures build_island.py makes, with the potential files staged for the agents.
+
+The reference route differs from the oracles': an 11-image climbing-image NEB minimised with FIRE (the oracles
+use 7 images and quickmin), and a Hessian with 0.0025 A displacements (the oracle: 0.005 A).
+
+Usage: study_reference.py TASK OUTDIR   writes OUTDIR/values.json, OUTDIR/alternatives.json, OUTDIR/workspace/
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+TOOL = HERE.parent / "solution" / "ni_saddle.py"
+STUDY = ROOT / "tasks" / "ni-island-saddles"
+EAM = STUDY / "ni-island-eam-saddle" / "workspace" / "Ni_u3.eam"
+ADP = STUDY / "ni-island-adp-saddle" / "workspace" / "Ni.adp"
+NEB_KEYS = ("forward_barrier_eV", "reverse_barrier_eV", "reaction_energy_eV")
+
+
+def tool(out: Path, *args: str, env: dict[str, str] | None = None) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, str(TOOL), *args], check=True, capture_output=True, env={**os.environ, **(env or {})}
+    )
+    name = "neb.json" if args[0] == "neb" else "certify.json"
+    return json.loads((out / name).read_text())
+
+
+def neb(out: Path, pot: Path, *extra: str, initial: Path | None = None, env: dict[str, str] | None = None) -> dict:
+    ini = initial or out.parent / "structures" / "initial.data"
+    return tool(
+        out, "neb", str(pot), str(ini), str(out.parent / "structures" / "final.data"), str(out), *extra, env=env
+    )
+
+
+def unrelaxed_energy(pot: Path, data: Path, work: Path) -> float:
+    """Energy of `data` as built (a zero-step run), for the unrelaxed-ends trap."""
+    sys.path.insert(0, str(TOOL.parent))
+    import ni_saddle
+
+    stdout = ni_saddle.lmp(
+        ni_saddle.header(pot, str(data.resolve())) + 'run 0\nprint "ENERGY $(pe:%.10f)"\n', work, "single"
+    )
+    return ni_saddle.energy_of(stdout, "ENERGY")
+
+
+def barriers(run: dict) -> dict:
+    return {k: run[k] for k in NEB_KEYS}
+
+
+def eam_task(out: Path) -> tuple[dict, dict]:
+    ref = neb(out / "eam-fire-11", EAM, "--images", "11", "--min", "fire")
+    alt = {
+        "quickmin_7_images": barriers(neb(out / "eam-quickmin-7", EAM)),
+        "no_climb_11_images": barriers(
+            neb(out / "eam-noclimb-11", EAM, "--images", "11", "--min", "fire", "--no-climb")
+        ),
+        "no_climb_7_images": barriers(neb(out / "eam-noclimb-7", EAM, "--no-climb")),
+    }
+    s = out / "structures"
+    e0_ini, e0_fin = (
+        unrelaxed_energy(EAM, s / "initial.data", out / "single"),
+        unrelaxed_energy(EAM, s / "final.data", out / "single"),
+    )
+    alt["unrelaxed_ends"] = {
+        "forward_barrier_eV": ref["E_saddle_eV"] - e0_ini,
+        "reverse_barrier_eV": ref["E_saddle_eV"] - e0_fin,
+        "reaction_energy_eV": e0_fin - e0_ini,
+    }
+    return barriers(ref), alt
+
+
+def adp_task(out: Path) -> tuple[dict, dict]:
+    ref = neb(out / "adp-fire-11", ADP, "--images", "11", "--min", "fire")
+    eam = neb(out / "eam-quickmin-7", EAM)
+    e_eam_saddle = unrelaxed_energy(ADP, out / "eam-quickmin-7" / "saddle.data", out / "single")
+    alt = {
+        "quickmin_7_images": barriers(neb(out / "adp-quickmin-7", ADP)),
+        "no_climb_11_images": barriers(
+            neb(out / "adp-noclimb-11", ADP, "--images", "11", "--min", "fire", "--no-climb")
+        ),
+        "no_climb_7_images": barriers(neb(out / "adp-noclimb-7", ADP, "--no-climb")),
+        "eam_alloy_reading_adp": barriers(
+            neb(out / "adp-as-eam-alloy", ADP, env={"NI_SADDLE_PAIR_STYLE": "eam/alloy"})
+        ),
+        "eam_values": barriers(eam),
+        "eam_saddle_with_adp": {
+            "forward_barrier_eV": e_eam_saddle - ref["E_initial_eV"],
+            "reverse_barrier_eV": e_eam_saddle - ref["E_final_eV"],
+        },
+    }
+    return barriers(ref), alt
+
+
+def all_atoms_hessian(saddle: Path, work: Path) -> dict:
+    """The mistake of a Hessian over all 263 atoms, the fixed bottom layers freed: the count of negative modes."""
+    sys.path.insert(0, str(TOOL.parent))
+    import numpy as np
+    import ni_saddle
+
+    ni_saddle.Z_FIXED = -1.0  # no atom is held
+    try:
+        hess, _, _ = ni_saddle.hessian(ADP, saddle, work)
+    finally:
+        ni_saddle.Z_FIXED = 13.0
+    eig = np.linalg.eigvalsh(hess / ni_saddle.MASS)
+    return {"n_negative_eigenvalues": int((eig < 0).sum()), "lowest_eigenvalues": eig[:4].tolist()}
+
+
+def certification_task(out: Path) -> tuple[dict, dict]:
+    s = out / "structures"
+    ref_saddle = out / "adp-fire-11" / "saddle.data"
+    if not ref_saddle.is_file():
+        neb(out / "adp-fire-11", ADP, "--images", "11", "--min", "fire")
+    shutil.copyfile(ref_saddle, out / "workspace" / "saddle.data")
+
+    def certify(name: str, saddle: Path, *extra: str) -> dict:
+        d = out / name
+        return tool(d, "certify", str(ADP), str(saddle), str(s / "initial.data"), str(s / "final.data"), str(d), *extra)
+
+    ref = certify("certify-0.0025", ref_saddle, "--step", "0.0025")
+    values = {
+        "n_negative_modes": ref["n_negative_eigenvalues"],
+        "unstable_mode_frequency_THz": ref["unstable_mode_frequency_THz"],
+        "connected_minima_eV": ref["connected_minima_eV"],
+    }
+    alt = {}
+    for step in ("0.002", "0.005", "0.01", "0.02", "0.05", "0.1"):
+        c = certify(f"certify-{step}", ref_saddle, "--step", step)
+        alt[f"step_{step}"] = {k: c[k] for k in ("n_negative_eigenvalues", "unstable_mode_frequency_THz")}
+    seven = neb(out / "adp-quickmin-7", ADP)
+    c7 = certify("certify-7-image-saddle", out / "adp-quickmin-7" / "saddle.data")
+    alt["seven_image_saddle"] = {
+        "unstable_mode_frequency_THz": c7["unstable_mode_frequency_THz"],
+        "barrier": seven["forward_barrier_eV"],
+    }
+    eam_saddle = neb(out / "eam-quickmin-7", EAM)
+    d = out / "certify-eam"
+    c_eam = tool(
+        d,
+        "certify",
+        str(EAM),
+        str(d.parent / "eam-quickmin-7" / "saddle.data"),
+        str(s / "initial.data"),
+        str(s / "final.data"),
+        str(d),
+    )
+    alt["eam_hessian_at_eam_saddle"] = {
+        k: c_eam[k] for k in ("n_negative_eigenvalues", "negative_eigenvalues_eV_per_A2_amu")
+    }
+    alt["eam_hessian_at_eam_saddle"]["barrier"] = eam_saddle["forward_barrier_eV"]
+    small = certify("certify-kick-0.05", ref_saddle, "--kick", "0.05")
+    alt["kick_0.05_A"] = {"connected_minima_eV": small["connected_minima_eV"]}
+    alt["all_atoms_free_in_hessian"] = all_atoms_hessian(ref_saddle, out / "hessian-all-atoms")
+    nu = ref["unstable_mode_frequency_THz"]
+    lam = ref["negative_eigenvalues_eV_per_A2_amu"][0]
+    alt["angular_frequency_rad_per_ps"] = 2 * math.pi * nu
+    alt["without_mass_weighting_THz"] = nu * math.sqrt(58.69)
+    alt["eigenvalue_eV_per_A2"] = lam * 58.69
+    alt["lowest_positive_frequency_THz"] = ref["lowest_positive_frequency_THz"]
+    return values, alt
+
+
+def workflow(out: Path) -> tuple[dict, dict]:
+    eam, eam_alt = eam_task(out)
+    adp, adp_alt = adp_task(out)
+    cert, cert_alt = certification_task(out)
+    (out / "workspace" / "saddle.data").unlink()  # the workflow finds its own saddle
+    values = {
+        "eam_forward_barrier_eV": eam["forward_barrier_eV"],
+        "adp_forward_barrier_eV": adp["forward_barrier_eV"],
+        "adp_reverse_barrier_eV": adp["reverse_barrier_eV"],
+        "n_negative_modes": cert["n_negative_modes"],
+        "unstable_mode_frequency_THz": cert["unstable_mode_frequency_THz"],
+    }
+    return values, {"eam": eam_alt, "adp": adp_alt, "certification": cert_alt}
+
+
+TASKS = {
+    "ni-island-eam-saddle": eam_task,
+    "ni-island-adp-saddle": adp_task,
+    "ni-island-saddle-certification": certification_task,
+    "ni-island-saddle-workflow": workflow,
+}
+
+
+def main(task: str, out: Path) -> None:
+    start = time.process_time()
+    wall = time.time()
+    (out / "workspace").mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, str(HERE / "build_island.py"), str(out / "structures")], check=True)
+    for name in ("initial.data", "final.data"):
+        shutil.copyfile(out / "structures" / name, out / "workspace" / name)
+    values, alternatives = TASKS[task](out)
+    (out / "values.json").write_text(json.dumps(values, indent=1))
+    alternatives["seconds"] = {"wall": time.time() - wall, "python_cpu": time.process_time() - start}
+    (out / "alternatives.json").write_text(json.dumps(alternatives, indent=1))
+    print(json.dumps({"values": values, "alternatives": alternatives}, indent=1))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], Path(sys.argv[2]))
