@@ -33,7 +33,7 @@ def tool(out: Path, *args: str, env: dict[str, str] | None = None) -> dict:
     subprocess.run(
         [sys.executable, str(TOOL), *args], check=True, capture_output=True, env={**os.environ, **(env or {})}
     )
-    name = "neb.json" if args[0] == "neb" else "certify.json"
+    name = {"neb": "neb.json", "certify": "certify.json", "rate": "rate.json"}[args[0]]
     return json.loads((out / name).read_text())
 
 
@@ -172,6 +172,60 @@ def certification_task(out: Path) -> tuple[dict, dict]:
     return values, alt
 
 
+def rate_task(out: Path) -> tuple[dict, dict]:
+    """Vineyard prefactor and rate at 300 K over the staged saddle, with the alternatives and traps."""
+    s = out / "structures"
+    ref_saddle = out / "adp-fire-11" / "saddle.data"
+    if not ref_saddle.is_file():
+        neb(out / "adp-fire-11", ADP, "--images", "11", "--min", "fire")
+    shutil.copyfile(ref_saddle, out / "workspace" / "saddle.data")
+    (out / "workspace" / "final.data").unlink()  # the rate needs the state it leaves only
+
+    def rate(name: str, saddle: Path, *extra: str) -> dict:
+        d = out / name
+        return tool(d, "rate", str(ADP), str(saddle), str(s / "initial.data"), str(d), *extra)
+
+    ref = rate("rate-0.0025", ref_saddle, "--step", "0.0025")
+    values = {"prefactor_THz": ref["prefactor_THz"], "rate_300K_per_s": ref["rate_per_s"]}
+    kt = 8.617333262e-5 * 300.0
+    boltzmann = math.exp(-ref["barrier_eV"] / kt)
+    alt: dict = {}
+    for step in ("0.005", "0.02"):
+        r = rate(f"rate-{step}", ref_saddle, "--step", step)
+        alt[f"step_{step}"] = {"prefactor_THz": r["prefactor_THz"], "rate_300K_per_s": r["rate_per_s"]}
+    neb(out / "adp-quickmin-7", ADP)
+    r7 = rate("rate-7-image-saddle", out / "adp-quickmin-7" / "saddle.data")
+    alt["seven_image_saddle"] = {"prefactor_THz": r7["prefactor_THz"], "rate_300K_per_s": r7["rate_per_s"]}
+    eyring = kt / 4.135667696e-15 / 1e12  # k_B T / h in THz
+    alt["eyring_kT_over_h"] = {"prefactor_THz": eyring, "rate_300K_per_s": eyring * 1e12 * boltzmann}
+    alt["angular_frequencies"] = {"prefactor_THz": 2 * math.pi * ref["prefactor_THz"]}
+    nu_u = certify_nu(out, ref_saddle)
+    alt["unstable_mode_kept"] = {"prefactor_THz": ref["prefactor_THz"] / nu_u}
+    eam = neb(out / "eam-quickmin-7", EAM)
+    alt["eam_barrier"] = {"rate_300K_per_s": ref["prefactor_THz"] * 1e12 * math.exp(-eam["forward_barrier_eV"] / kt)}
+    e0 = unrelaxed_energy(ADP, s / "initial.data", out / "single")
+    e_saddle = ref["barrier_eV"] + tool_energy(out / "rate-0.0025")
+    alt["unrelaxed_initial"] = {"rate_300K_per_s": ref["prefactor_THz"] * 1e12 * math.exp(-(e_saddle - e0) / kt)}
+    alt["barrier_eV"] = ref["barrier_eV"]
+    return values, alt
+
+
+def certify_nu(out: Path, saddle: Path) -> float:
+    d = out / "certify-0.0025"
+    if not (d / "certify.json").is_file():
+        s = out / "structures"
+        tool(d, "certify", str(ADP), str(saddle), str(s / "initial.data"), str(s / "final.data"), str(d), "--step", "0.0025")
+    return json.loads((d / "certify.json").read_text())["unstable_mode_frequency_THz"]
+
+
+def tool_energy(run: Path) -> float:
+    """The relaxed initial energy of a rate run (its log)."""
+    sys.path.insert(0, str(TOOL.parent))
+    import ni_saddle
+
+    return ni_saddle.energy_of((run / "work" / "relax-initial.log").read_text(), "ENERGY")
+
+
 def workflow(out: Path) -> tuple[dict, dict]:
     eam, eam_alt = eam_task(out)
     adp, adp_alt = adp_task(out)
@@ -191,6 +245,7 @@ TASKS = {
     "ni-island-eam-saddle": eam_task,
     "ni-island-adp-saddle": adp_task,
     "ni-island-saddle-certification": certification_task,
+    "ni-island-glide-rate": rate_task,
     "ni-island-saddle-workflow": workflow,
 }
 

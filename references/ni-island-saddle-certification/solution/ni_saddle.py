@@ -8,6 +8,10 @@ saddle by its Hessian and the minima it connects.
       the mass-weighted finite-difference Hessian of the mobile atoms at SADDLE, its negative eigenvalues and the
       frequency of the unstable mode, and the minima reached by relaxing from SADDLE moved 0.1 A either way along
       that mode, against the relaxed ends; OUTDIR/certify.json.
+  ni_saddle.py rate POT SADDLE INITIAL OUTDIR [--temperature T]
+      the harmonic transition-state (Vineyard) rate of leaving INITIAL (relaxed here) over SADDLE: the product of
+      the minimum's normal-mode frequencies over the product of the saddle's real ones, and the rate at T;
+      OUTDIR/rate.json.
 
 POT is a Ni potential file, `*.eam` (pair_style eam) or `*.adp` (pair_style adp). Atoms below z = 13.0 A (the two
 bottom layers of the slab) are held fixed everywhere. Needs `lmp` with the REPLICA package and `mpirun`.
@@ -31,6 +35,7 @@ STEP = 0.005  # A, finite-difference displacement of the Hessian
 KICK = 0.1  # A, displacement along the unstable mode before relaxing to the connected minima
 FTOL = 1e-8  # eV/A, force tolerance of every relaxation
 THZ_PER_SQRT_EV_AMU_A2 = 15.633302  # sqrt(eV / (amu A^2)) / (2 pi), in THz
+KB_EV_PER_K = 8.617333262e-5
 
 # The pair style of each kind of potential file, by its suffix, and the pair_coeff arguments of each style.
 STYLE_OF_SUFFIX = {".eam": "eam", ".adp": "adp"}
@@ -211,6 +216,38 @@ def certify(args: argparse.Namespace) -> None:
     print(json.dumps(result, indent=1))
 
 
+def rate(args: argparse.Namespace) -> None:
+    """Vineyard's harmonic rate: nu* = prod(nu_min) / prod'(nu_saddle), the unstable mode left out."""
+    pot, saddle, out = Path(args.pot), Path(args.saddle), Path(args.outdir)
+    work = out / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    e_ini = relax(pot, Path(args.initial), work / "initial.relaxed.data", work, "relax-initial")
+    spectra = {}
+    for name, data in (("minimum", work / "initial.relaxed.data"), ("saddle", saddle)):
+        hess, _, energy = hessian(pot, data, work / name, args.step)
+        spectra[name] = (np.linalg.eigvalsh(hess / MASS), energy)
+    eig_min, _ = spectra["minimum"]
+    eig_sad, e_saddle = spectra["saddle"]
+    if (eig_min <= 0).any() or (eig_sad < 0).sum() != 1:
+        sys.exit(
+            f"not a minimum and a first-order saddle: {(eig_min <= 0).sum()} and {(eig_sad < 0).sum()} non-positive"
+        )
+    # a sum of logarithms: the products of 405 frequencies overflow
+    log_nu = 0.5 * np.log(eig_min).sum() - 0.5 * np.log(eig_sad[1:]).sum()
+    prefactor = float(np.exp(log_nu) * THZ_PER_SQRT_EV_AMU_A2)
+    barrier = e_saddle - e_ini
+    result = {
+        "prefactor_THz": prefactor,
+        "barrier_eV": barrier,
+        "temperature_K": args.temperature,
+        "rate_per_s": prefactor * 1e12 * float(np.exp(-barrier / (KB_EV_PER_K * args.temperature))),
+        "n_modes_minimum": int(len(eig_min)),
+        "n_modes_saddle_real": int(len(eig_sad) - 1),
+    }
+    (out / "rate.json").write_text(json.dumps(result, indent=1))
+    print(json.dumps(result, indent=1))
+
+
 def write_like(template: Path, pos: np.ndarray, out: Path) -> None:
     """`template` (a write_data file) with its atom positions replaced by `pos` (id-sorted), image flags dropped."""
     lines = template.read_text().splitlines()
@@ -240,6 +277,12 @@ def main() -> None:
     c.add_argument("--step", type=float, default=STEP, help="finite-difference displacement, A")
     c.add_argument("--kick", type=float, default=KICK, help="displacement along the unstable mode, A")
     c.set_defaults(run=certify)
+    r = sub.add_parser("rate")
+    for name in ("pot", "saddle", "initial", "outdir"):
+        r.add_argument(name)
+    r.add_argument("--temperature", type=float, default=300.0, help="K")
+    r.add_argument("--step", type=float, default=STEP, help="finite-difference displacement, A")
+    r.set_defaults(run=rate)
     args = p.parse_args()
     args.run(args)
 
