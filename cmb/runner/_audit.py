@@ -94,9 +94,9 @@ def _scan_outputs(inp: AuditInput, messages: list[str]) -> bool:
         with path.open("rb") as f:
             head = f.read(SIGNATURE_WINDOW)
         for signature, marker, universe in signatures:
-            if signature.encode() not in head or partitions_done(path, marker, universe):
+            if signature.encode() not in head or marker.encode() in path.read_bytes():
                 continue
-            if marker.encode() not in path.read_bytes():
+            if not partitions_done(path, marker, universe):
                 messages.append(f"job_done: output {rel} has no completion marker {marker!r}")
                 ok = False
     return ok

@@ -41,6 +41,8 @@ WRAPPER_NAME = "codewrap.py"
 CODES_NAME = "codes.json"
 MAX_MESSAGE = 1 << 20
 LOG_TAIL = 1 << 20
+TERM_GRACE_S = 5.0
+PR_SET_DUMPABLE = 4
 
 
 def _ends_with(path: Path, marker: str) -> bool:
@@ -69,10 +71,6 @@ def partitions_done(path: Path, marker: str, universe_signature: str | None) -> 
         return False
     parts = [p for p in path.parent.glob(path.name + ".*") if p.suffix[1:].isdigit()]
     return bool(parts) and all(_ends_with(p, marker) for p in parts)
-
-
-TERM_GRACE_S = 5.0
-PR_SET_DUMPABLE = 4
 
 
 def canonical(obj: dict[str, Any]) -> str:
