@@ -239,6 +239,8 @@ def rate(args: argparse.Namespace) -> None:
     result = {
         "prefactor_THz": prefactor,
         "barrier_eV": barrier,
+        "E_initial_eV": e_ini,
+        "E_saddle_eV": e_saddle,
         "temperature_K": args.temperature,
         "rate_per_s": prefactor * 1e12 * float(np.exp(-barrier / (KB_EV_PER_K * args.temperature))),
         "n_modes_minimum": int(len(eig_min)),

@@ -19,9 +19,14 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 TOOL = HERE.parent / "solution" / "ni_saddle.py"
+sys.path.insert(0, str(TOOL.parent))
+import ni_saddle  # noqa: E402
+
 STUDY = ROOT / "tasks" / "ni-island-saddles"
 EAM = STUDY / "ni-island-eam-saddle" / "workspace" / "Ni_u3.eam"
 ADP = STUDY / "ni-island-adp-saddle" / "workspace" / "Ni.adp"
@@ -37,18 +42,26 @@ def tool(out: Path, *args: str, env: dict[str, str] | None = None) -> dict:
     return json.loads((out / name).read_text())
 
 
-def neb(out: Path, pot: Path, *extra: str, initial: Path | None = None, env: dict[str, str] | None = None) -> dict:
-    ini = initial or out.parent / "structures" / "initial.data"
-    return tool(
-        out, "neb", str(pot), str(ini), str(out.parent / "structures" / "final.data"), str(out), *extra, env=env
-    )
+def neb(out: Path, pot: Path, *extra: str, env: dict[str, str] | None = None) -> dict:
+    s = out.parent / "structures"
+    return tool(out, "neb", str(pot), str(s / "initial.data"), str(s / "final.data"), str(out), *extra, env=env)
+
+
+def certify(out: Path, name: str, pot: Path, saddle: Path, *extra: str) -> dict:
+    d, s = out / name, out / "structures"
+    return tool(d, "certify", str(pot), str(saddle), str(s / "initial.data"), str(s / "final.data"), str(d), *extra)
+
+
+def reference_saddle(out: Path) -> Path:
+    """The saddle of the reference ADP band (11 replicas, FIRE), run here unless this reproduction has it."""
+    saddle = out / "adp-fire-11" / "saddle.data"
+    if not saddle.is_file():
+        neb(out / "adp-fire-11", ADP, "--images", "11", "--min", "fire")
+    return saddle
 
 
 def unrelaxed_energy(pot: Path, data: Path, work: Path) -> float:
     """Energy of `data` as built (a zero-step run), for the unrelaxed-ends trap."""
-    sys.path.insert(0, str(TOOL.parent))
-    import ni_saddle
-
     stdout = ni_saddle.lmp(
         ni_saddle.header(pot, str(data.resolve())) + 'run 0\nprint "ENERGY $(pe:%.10f)"\n', work, "single"
     )
@@ -105,10 +118,6 @@ def adp_task(out: Path) -> tuple[dict, dict]:
 
 def all_atoms_hessian(saddle: Path, work: Path) -> dict:
     """The mistake of a Hessian over all 263 atoms, the fixed bottom layers freed: the count of negative modes."""
-    sys.path.insert(0, str(TOOL.parent))
-    import numpy as np
-    import ni_saddle
-
     ni_saddle.Z_FIXED = -1.0  # no atom is held
     try:
         hess, _, _ = ni_saddle.hessian(ADP, saddle, work)
@@ -119,17 +128,9 @@ def all_atoms_hessian(saddle: Path, work: Path) -> dict:
 
 
 def certification_task(out: Path) -> tuple[dict, dict]:
-    s = out / "structures"
-    ref_saddle = out / "adp-fire-11" / "saddle.data"
-    if not ref_saddle.is_file():
-        neb(out / "adp-fire-11", ADP, "--images", "11", "--min", "fire")
+    ref_saddle = reference_saddle(out)
     shutil.copyfile(ref_saddle, out / "workspace" / "saddle.data")
-
-    def certify(name: str, saddle: Path, *extra: str) -> dict:
-        d = out / name
-        return tool(d, "certify", str(ADP), str(saddle), str(s / "initial.data"), str(s / "final.data"), str(d), *extra)
-
-    ref = certify("certify-0.0025", ref_saddle, "--step", "0.0025")
+    ref = certify(out, "certify-0.0025", ADP, ref_saddle, "--step", "0.0025")
     values = {
         "n_negative_modes": ref["n_negative_eigenvalues"],
         "unstable_mode_frequency_THz": ref["unstable_mode_frequency_THz"],
@@ -137,37 +138,28 @@ def certification_task(out: Path) -> tuple[dict, dict]:
     }
     alt = {}
     for step in ("0.002", "0.005", "0.01", "0.02", "0.05", "0.1"):
-        c = certify(f"certify-{step}", ref_saddle, "--step", step)
+        c = certify(out, f"certify-{step}", ADP, ref_saddle, "--step", step)
         alt[f"step_{step}"] = {k: c[k] for k in ("n_negative_eigenvalues", "unstable_mode_frequency_THz")}
     seven = neb(out / "adp-quickmin-7", ADP)
-    c7 = certify("certify-7-image-saddle", out / "adp-quickmin-7" / "saddle.data")
+    c7 = certify(out, "certify-7-image-saddle", ADP, out / "adp-quickmin-7" / "saddle.data")
     alt["seven_image_saddle"] = {
         "unstable_mode_frequency_THz": c7["unstable_mode_frequency_THz"],
         "barrier": seven["forward_barrier_eV"],
     }
     eam_saddle = neb(out / "eam-quickmin-7", EAM)
-    d = out / "certify-eam"
-    c_eam = tool(
-        d,
-        "certify",
-        str(EAM),
-        str(d.parent / "eam-quickmin-7" / "saddle.data"),
-        str(s / "initial.data"),
-        str(s / "final.data"),
-        str(d),
-    )
+    c_eam = certify(out, "certify-eam", EAM, out / "eam-quickmin-7" / "saddle.data")
     alt["eam_hessian_at_eam_saddle"] = {
         k: c_eam[k] for k in ("n_negative_eigenvalues", "negative_eigenvalues_eV_per_A2_amu")
     }
     alt["eam_hessian_at_eam_saddle"]["barrier"] = eam_saddle["forward_barrier_eV"]
-    small = certify("certify-kick-0.05", ref_saddle, "--kick", "0.05")
+    small = certify(out, "certify-kick-0.05", ADP, ref_saddle, "--kick", "0.05")
     alt["kick_0.05_A"] = {"connected_minima_eV": small["connected_minima_eV"]}
     alt["all_atoms_free_in_hessian"] = all_atoms_hessian(ref_saddle, out / "hessian-all-atoms")
     nu = ref["unstable_mode_frequency_THz"]
     lam = ref["negative_eigenvalues_eV_per_A2_amu"][0]
     alt["angular_frequency_rad_per_ps"] = 2 * math.pi * nu
-    alt["without_mass_weighting_THz"] = nu * math.sqrt(58.69)
-    alt["eigenvalue_eV_per_A2"] = lam * 58.69
+    alt["without_mass_weighting_THz"] = nu * math.sqrt(ni_saddle.MASS)
+    alt["eigenvalue_eV_per_A2"] = lam * ni_saddle.MASS
     alt["lowest_positive_frequency_THz"] = ref["lowest_positive_frequency_THz"]
     return values, alt
 
@@ -175,9 +167,7 @@ def certification_task(out: Path) -> tuple[dict, dict]:
 def rate_task(out: Path) -> tuple[dict, dict]:
     """Vineyard prefactor and rate at 300 K over the staged saddle, with the alternatives and traps."""
     s = out / "structures"
-    ref_saddle = out / "adp-fire-11" / "saddle.data"
-    if not ref_saddle.is_file():
-        neb(out / "adp-fire-11", ADP, "--images", "11", "--min", "fire")
+    ref_saddle = reference_saddle(out)
     shutil.copyfile(ref_saddle, out / "workspace" / "saddle.data")
     (out / "workspace" / "final.data").unlink()  # the rate needs the state it leaves only
 
@@ -187,7 +177,7 @@ def rate_task(out: Path) -> tuple[dict, dict]:
 
     ref = rate("rate-0.0025", ref_saddle, "--step", "0.0025")
     values = {"prefactor_THz": ref["prefactor_THz"], "rate_300K_per_s": ref["rate_per_s"]}
-    kt = 8.617333262e-5 * 300.0
+    kt = ni_saddle.KB_EV_PER_K * 300.0
     boltzmann = math.exp(-ref["barrier_eV"] / kt)
     alt: dict = {}
     for step in ("0.005", "0.02"):
@@ -199,31 +189,16 @@ def rate_task(out: Path) -> tuple[dict, dict]:
     eyring = kt / 4.135667696e-15 / 1e12  # k_B T / h in THz
     alt["eyring_kT_over_h"] = {"prefactor_THz": eyring, "rate_300K_per_s": eyring * 1e12 * boltzmann}
     alt["angular_frequencies"] = {"prefactor_THz": 2 * math.pi * ref["prefactor_THz"]}
-    nu_u = certify_nu(out, ref_saddle)
+    nu_u = certify(out, "certify-0.0025", ADP, ref_saddle, "--step", "0.0025")["unstable_mode_frequency_THz"]
     alt["unstable_mode_kept"] = {"prefactor_THz": ref["prefactor_THz"] / nu_u}
     eam = neb(out / "eam-quickmin-7", EAM)
     alt["eam_barrier"] = {"rate_300K_per_s": ref["prefactor_THz"] * 1e12 * math.exp(-eam["forward_barrier_eV"] / kt)}
     e0 = unrelaxed_energy(ADP, s / "initial.data", out / "single")
-    e_saddle = ref["barrier_eV"] + tool_energy(out / "rate-0.0025")
-    alt["unrelaxed_initial"] = {"rate_300K_per_s": ref["prefactor_THz"] * 1e12 * math.exp(-(e_saddle - e0) / kt)}
+    alt["unrelaxed_initial"] = {
+        "rate_300K_per_s": ref["prefactor_THz"] * 1e12 * math.exp(-(ref["E_saddle_eV"] - e0) / kt)
+    }
     alt["barrier_eV"] = ref["barrier_eV"]
     return values, alt
-
-
-def certify_nu(out: Path, saddle: Path) -> float:
-    d = out / "certify-0.0025"
-    if not (d / "certify.json").is_file():
-        s = out / "structures"
-        tool(d, "certify", str(ADP), str(saddle), str(s / "initial.data"), str(s / "final.data"), str(d), "--step", "0.0025")
-    return json.loads((d / "certify.json").read_text())["unstable_mode_frequency_THz"]
-
-
-def tool_energy(run: Path) -> float:
-    """The relaxed initial energy of a rate run (its log)."""
-    sys.path.insert(0, str(TOOL.parent))
-    import ni_saddle
-
-    return ni_saddle.energy_of((run / "work" / "relax-initial.log").read_text(), "ENERGY")
 
 
 def workflow(out: Path) -> tuple[dict, dict]:
