@@ -245,6 +245,7 @@ def rate(args: argparse.Namespace) -> None:
         "rate_per_s": prefactor * 1e12 * float(np.exp(-barrier / (KB_EV_PER_K * args.temperature))),
         "n_modes_minimum": int(len(eig_min)),
         "n_modes_saddle_real": int(len(eig_sad) - 1),
+        "unstable_mode_frequency_THz": float(np.sqrt(-eig_sad[0]) * THZ_PER_SQRT_EV_AMU_A2),
     }
     (out / "rate.json").write_text(json.dumps(result, indent=1))
     print(json.dumps(result, indent=1))
