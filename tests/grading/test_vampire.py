@@ -276,3 +276,66 @@ def test_missing_material_file_fails_cleanly(tmp_path):
     write(tmp_path)
     (tmp_path / "crn.mat").unlink()
     assert failed(tmp_path) >= {"deck", "order", "exchange", "moment"}
+
+
+# ------------------------------------------------------------------------------------------------ vampire.cell
+
+CELL_SPEC = GraderSpec.model_validate(
+    {
+        "task": "vampire-test",
+        "checks": [
+            {
+                "id": "cell",
+                "type": "vampire.cell",
+                "category": "scientific",
+                "target": {"file": "input"},
+                "reference": "lengths",
+                "tolerance": {"rel": 0.002},
+                "params": {"positions": [list(p) for p in CR]},
+            }
+        ],
+    }
+)
+CELL_REF = Reference.model_validate({"task": "vampire-test", "values": {"lengths": {"value": list(SIZE)}}})
+
+
+def cell_failed(folder: Path) -> bool:
+    return not grade(CELL_SPEC, CELL_REF, folder).passed
+
+
+def ucf_of(size, frac, mats) -> str:
+    lines = [" ".join(f"{x:.6f}" for x in size), "1 0 0", "0 1 0", "0 0 1", f"{len(frac)} 2"]
+    lines += [f"{k} {x:.6f} {y:.6f} {z:.6f} {m} 0 0" for k, ((x, y, z), m) in enumerate(zip(frac, mats, strict=True))]
+    return "\n".join([*lines, "0 isotropic"]) + "\n"
+
+
+def test_cell_reference_passes(tmp_path):
+    assert not cell_failed(write(tmp_path))
+
+
+def test_cell_axes_relabelled_and_supercell_pass(tmp_path):
+    perm = (2, 0, 1)  # new x = old z, new y = old x, new z = old y
+    size = [SIZE[p] for p in perm]
+    frac = [tuple(f[p] for p in perm) for f in CR]
+    assert not cell_failed(write(tmp_path / "relabelled", ucf=ucf_of(size, frac, (0, 0, 1, 1))))
+    frac2 = [((x + k) / 2, y, z) for k in (0, 1) for (x, y, z) in CR]  # 2x1x1
+    size2 = (2 * SIZE[0], SIZE[1], SIZE[2])
+    assert not cell_failed(write(tmp_path / "super", ucf=ucf_of(size2, frac2, (0, 0, 1, 1) * 2)))
+
+
+def test_cell_shifted_origin_passes_and_a_moved_atom_fails(tmp_path):
+    shifted = [((x + 0.3) % 1, (y + 0.1) % 1, z) for x, y, z in CR]
+    assert not cell_failed(write(tmp_path / "shift", ucf=ucf_of(SIZE, shifted, (0, 0, 1, 1))))
+    moved = [*CR[:3], (0.75 + 0.02, 0.5, 0.5)]  # 0.12 A off its site
+    assert cell_failed(write(tmp_path / "moved", ucf=ucf_of(SIZE, moved, (0, 0, 1, 1))))
+
+
+@pytest.mark.parametrize(("scale", "fails"), [(1.0019, False), (1.0021, True), (0.9979, True)])
+def test_cell_length_tolerance_edges(scale, fails, tmp_path):
+    size = (SIZE[0] * scale, SIZE[1], SIZE[2])
+    assert cell_failed(write(tmp_path, ucf=ucf_of(size, CR, (0, 0, 1, 1)))) is fails
+
+
+def test_cell_with_extra_atoms_fails(tmp_path):
+    frac = [*CR, (0.125, 0.0, 0.0)]
+    assert cell_failed(write(tmp_path, ucf=ucf_of(SIZE, frac, (0, 0, 1, 1, 0))))

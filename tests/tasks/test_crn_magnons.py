@@ -2,8 +2,9 @@
 
 Tasks: square-afm-spin-waves (run-and-analyze, the method check), crn-ldau-vasp-inputs (input preparation, VASP),
 crn-relaxed-structure (output analysis of an interrupted pw.x vc-relax), crn-wannier-tb2j-inputs (input
-preparation, VASP + Wannier90 + TB2J), and the workflow crn-magnons-workflow (the last two chained). Oracles run at
-most once per module; the generic gates (fairness cases, recall, tolerance edges) are in test_gates.py.
+preparation, VASP + Wannier90 + TB2J), crn-monte-carlo-deck (input preparation, VAMPIRE), and the workflow
+crn-magnons-workflow (the last three chained). Oracles run at most once per module; the generic gates (fairness
+cases, recall, tolerance edges) are in test_gates.py.
 """
 
 from __future__ import annotations
@@ -32,10 +33,16 @@ from tests.tasks._helpers import (
 )
 
 STUDY = "crn-magnons"
-SINGLE = ["square-afm-spin-waves", "crn-ldau-vasp-inputs", "crn-relaxed-structure", "crn-wannier-tb2j-inputs"]
+SINGLE = [
+    "square-afm-spin-waves",
+    "crn-ldau-vasp-inputs",
+    "crn-relaxed-structure",
+    "crn-wannier-tb2j-inputs",
+    "crn-monte-carlo-deck",
+]
 WORKFLOW = "crn-magnons-workflow"
 JSON_TASKS = ["square-afm-spin-waves", "crn-relaxed-structure"]
-INPUT_TASKS = ["crn-ldau-vasp-inputs", "crn-wannier-tb2j-inputs"]
+INPUT_TASKS = ["crn-ldau-vasp-inputs", "crn-wannier-tb2j-inputs", "crn-monte-carlo-deck"]
 PRESENT = [t for t in SINGLE if t in CATALOG.entries]
 
 
@@ -251,8 +258,11 @@ def test_wannier_staged_poscar_is_the_latest_geometry_of_the_relaxation():
 @pytest.mark.parametrize(
     ("name", "tb2j", "expected"),
     [
-        ("TB2J's default prefixes (the seed's trap)", {"prefix_up": "wannier90.up", "prefix_down": "wannier90.dn"},
-         {"prefix-up", "prefix-down"}),
+        (
+            "TB2J's default prefixes (the seed's trap)",
+            {"prefix_up": "wannier90.up", "prefix_down": "wannier90.dn"},
+            {"prefix-up", "prefix-down"},
+        ),
         (
             "spin channels swapped",
             {"prefix_up": "wannier90.2", "prefix_down": "wannier90.1"},
@@ -287,6 +297,123 @@ def test_wannier_unrelaxed_cell_fails(oracle_dirs, tmp_path):
     ideal = (entry(VASP).reference_dir / "POSCAR").read_text()
     report = edited_oracle_inputs(WANN, oracle_dirs, tmp_path, files={"POSCAR": ideal})
     assert failed(report) == {"structure-and-order"}
+
+
+# ------------------------------------------------------------------------------------------------ crn-monte-carlo-deck
+
+MC = "crn-monte-carlo-deck"
+MEV = 1.602176487e-22
+
+
+def _ucf_rows(sub: Path) -> tuple[list[str], list[list[str]]]:
+    """The oracle's unit-cell file split into its header and its interaction rows (id i j dx dy dz J)."""
+    lines = (sub / "crn.ucf").read_text().splitlines()
+    start = next(k for k, ln in enumerate(lines) if ln.strip().endswith("isotropic")) + 1
+    return lines[:start], [ln.split() for ln in lines[start:]]
+
+
+def _write_ucf(sub: Path, head: list[str], rows: list[list[str]]) -> None:
+    (sub / "crn.ucf").write_text("\n".join([*head, *(" ".join(r) for r in rows)]) + "\n")
+
+
+def test_mc_staged_poscar_is_the_exchange_steps_cell():
+    """The Monte Carlo step starts from the same relaxed cell as the exchange step (the study's steps connect)."""
+    assert (entry(MC).dir / "workspace" / "POSCAR").read_text() == (
+        entry(WANN).dir / "workspace" / "POSCAR"
+    ).read_text()
+
+
+def test_mc_reproduce_script_gives_the_committed_reference(tmp_path):
+    import subprocess
+
+    script = entry(MC).reference_dir / "reproduce" / "reproduce.sh"
+    subprocess.run(["bash", str(script), str(tmp_path)], check=True, capture_output=True, text=True)
+    values = json.loads((tmp_path / "values.json").read_text())
+    ref = entry(MC).reference().values
+    assert values["neighbour_counts"] == [6, 6, 2, 4]
+    assert values["exchange_sums_J"] == pytest.approx(ref["exchange_sums_J"].value, rel=1e-9)
+    assert values["cr_cell_lengths_A"] == pytest.approx(ref["cr_cell_lengths_A"].value, rel=1e-9)
+    # VAMPIRE's constant is twice TB2J's: the nearest antiparallel class sums to 6 x 2 x (-3.2) meV
+    assert ref["exchange_sums_J"].value[1] == pytest.approx(6 * 2 * -3.2 * MEV)
+
+
+@pytest.mark.parametrize(("scale", "fails"), [(1.019, False), (0.981, False), (1.021, True), (0.979, True)])
+def test_mc_exchange_tolerance_edges(scale, fails, oracle_dirs, tmp_path):
+    sub = copy_submission(oracle_dirs[MC], tmp_path / "sub")
+    head, rows = _ucf_rows(sub)
+    _write_ucf(sub, head, [[*r[:6], f"{float(r[6]) * scale:.8e}"] for r in rows])
+    assert failed(grade_dir(MC, sub)) == ({"exchange"} if fails else set())
+
+
+@pytest.mark.parametrize(("moment", "fails"), [(2.47 * 1.019, False), (2.47 * 0.981, False), (2.47 * 1.021, True)])
+def test_mc_moment_tolerance_edges(moment, fails, oracle_dirs, tmp_path):
+    sub = copy_submission(oracle_dirs[MC], tmp_path / "sub")
+    mat = (sub / "crn.mat").read_text().replace("= 2.47 !muB", f"= {moment:.6f} !muB")
+    (sub / "crn.mat").write_text(mat)
+    assert failed(grade_dir(MC, sub)) == ({"moment"} if fails else set())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "check"),
+    [
+        ("sim:maximum-temperature = 600.0", "sim:maximum-temperature = 599.0", "t-max"),
+        ("sim:minimum-temperature = 0.0", "sim:minimum-temperature = 10.5", "t-min"),
+        ("sim:temperature-increment = 5.0", "sim:temperature-increment = 10.5", "t-step"),
+        ("sim:equilibration-time-steps = 10000", "sim:equilibration-time-steps = 4999", "equilibration"),
+        ("sim:loop-time-steps = 20000", "sim:loop-time-steps = 9999", "averaging"),
+        ("dimensions:system-size-y = 7.0 !nm", "dimensions:system-size-y = 59.9 !A", "size-y"),
+    ],
+)
+def test_mc_bounds_just_outside_fail(old, new, check, oracle_dirs, tmp_path):
+    sub = copy_submission(oracle_dirs[MC], tmp_path / "sub")
+    text = (sub / "input").read_text()
+    assert old in text
+    (sub / "input").write_text(text.replace(old, new))
+    assert failed(grade_dir(MC, sub)) == {check}
+    (sub / "input").write_text(
+        text.replace(
+            old,
+            new.replace("599.0", "600.0")
+            .replace("10.5", "10.0")
+            .replace("4999", "5000")
+            .replace("9999", "10000")
+            .replace("59.9", "60.0"),
+        )
+    )
+    assert failed(grade_dir(MC, sub)) == set()
+
+
+def test_mc_axes_relabelled_deck_passes(oracle_dirs, tmp_path):
+    """x, y, z of the cell relabelled (new x = old y, new y = old z, new z = old x), neighbour offsets with them."""
+    sub = copy_submission(oracle_dirs[MC], tmp_path / "sub")
+    head, rows = _ucf_rows(sub)
+    perm = (1, 2, 0)
+    size = head[1].split()
+    head[1] = " ".join(size[p] for p in perm)
+    for k, ln in enumerate(head):
+        parts = ln.split()
+        if len(parts) == 7 and not ln.startswith("#"):
+            head[k] = " ".join([parts[0], *(parts[1 + p] for p in perm), *parts[4:]])
+    _write_ucf(sub, head, [[*r[:3], *(r[3 + p] for p in perm), r[6]] for r in rows])
+    assert grade_dir(MC, sub).passed
+
+
+def test_mc_deck_that_keeps_the_nitrogen_fails(oracle_dirs, tmp_path):
+    """N added as a third, non-magnetic material: not the four-Cr cell the prompt asks for."""
+    sub = copy_submission(oracle_dirs[MC], tmp_path / "sub")
+    head, rows = _ucf_rows(sub)
+    k = next(k for k, ln in enumerate(head) if ln.strip() == "4 2")
+    n_sites = ["0.2378036777 0.5 0.0", "0.0121963223 0.0 0.5", "0.5121962413 0.0 0.5", "0.7378037587 0.5 0.0"]
+    head[k] = "8 3"
+    head[k + 5 : k + 5] = [f"{4 + n} {xyz} 2 0 0" for n, xyz in enumerate(n_sites)]
+    _write_ucf(sub, head, rows)
+    mat = (sub / "crn.mat").read_text().replace("num-materials = 2", "num-materials = 3")
+    mat += (
+        "material[3]:material-name = N\nmaterial[3]:atomic-spin-moment = 0.0 !muB\nmaterial[3]:unit-cell-category = 3\n"
+    )
+    mat += "material[3]:non-magnetic\n"
+    (sub / "crn.mat").write_text(mat)
+    assert "cell" in failed(grade_dir(MC, sub))
 
 
 # ------------------------------------------------------------------------------------------------ crn-magnons-workflow

@@ -3,6 +3,7 @@
 vampire.deck         the three files read as VAMPIRE reads them, with the errors VAMPIRE would stop on
 vampire.setting      the effective value of a main-input setting (defaults and units applied)
 vampire.material     the effective value of a material setting on every material that owns atoms
+vampire.cell         the crystal VAMPIRE builds: the reference cell (or a supercell, axis relabelling or origin shift)
 vampire.sublattices  the magnetic order VAMPIRE starts from: materials per atom (unit-cell categories applied),
                      their initial spins, the parallel/antiparallel neighbours of every atom shell by shell
 vampire.exchange     the exchange each atom feels from each neighbour class, summed, in joules
@@ -10,6 +11,7 @@ vampire.exchange     the exchange each atom feels from each neighbour class, sum
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -189,6 +191,78 @@ def material(ctx: CheckContext[MaterialParams]) -> Outcome:
     if bad:
         return Outcome(False, "; ".join(bad), None, shown)
     return Outcome(True, f"{names}: all within the rules", None, shown)
+
+
+# ------------------------------------------------------------------------------------------------ vampire.cell
+
+
+class CellParams(BaseModel):
+    """Parameters of vampire.cell: the reference is the three cell lengths (angstrom) of the reference cell."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    positions: list[tuple[float, float, float]] = Field(
+        min_length=1, description="Fractional positions of the atoms of the reference cell"
+    )
+    position_tol: float = Field(default=0.05, gt=0, description="Largest misplacement of an atom, in angstrom")
+
+
+def _same_sites(cell: Any, lengths: np.ndarray, perm: tuple[int, ...], reps: np.ndarray, p: CellParams) -> bool:
+    """Every unit-cell atom sits on a reference site (after one common shift), and the counts match."""
+    ref = np.asarray(p.positions)[:, list(perm)]  # reference sites in the submission's axis order
+    sites = np.array([(ref + offset) / reps for offset in itertools.product(*(range(int(n)) for n in reps))])
+    sites = sites.reshape(-1, 3)
+    got = np.array([a.frac for a in cell.atoms])
+    if len(got) != len(sites):
+        return False
+    size = np.asarray(cell.size)
+    for shift in got[0] - sites:
+        d = (got[:, None, :] - sites[None, :, :] - shift + 0.5) % 1.0 - 0.5
+        dist = np.linalg.norm(d * size, axis=2)
+        if (dist.min(axis=1) <= p.position_tol).all() and len(set(dist.argmin(axis=1))) == len(got):
+            return True
+    return False
+
+
+@register("vampire.cell", params=CellParams, numeric=True)
+def crystal(ctx: CheckContext[CellParams]) -> Outcome:
+    """The unit cell is the reference crystal: its lengths (or integer multiples), atoms on the reference sites.
+
+    Any relabelling of the axes, supercell or origin shift of the same crystal passes.
+    """
+    expected = ctx.expected()
+    if not isinstance(expected, list) or len(expected) != 3:
+        raise GraderConfigError(f"check {ctx.check.id!r}: the reference needs the three cell lengths")
+    try:
+        d = _deck(ctx)
+    except VampireInputError as exc:
+        return _fail(exc)
+    if d.ucf is None:
+        return Outcome(False, f"{ctx.check.target.file}: no unit-cell file, so not the reference crystal")
+    size = np.asarray(d.ucf.size)
+    worst, near = math.inf, ""
+    for perm in itertools.permutations(range(3)):
+        lengths = np.asarray(expected, dtype=float)[list(perm)]
+        reps = np.maximum(np.rint(size / lengths), 1)
+        devs = [_within(float(s), float(n * ref), ctx)[1] for s, n, ref in zip(size, reps, lengths, strict=True)]
+        if max(devs) < worst:
+            worst, near = max(devs), f"{'x'.join(str(int(n)) for n in reps)} of the reference cell"
+        if max(devs) <= 1.0 + 1e-12 and _same_sites(d.ucf, lengths, perm, reps, ctx.params):
+            return Outcome(True, f"{d.ucf_name}: {near}, every atom on a reference site", expected, list(size), worst)
+    if worst <= 1.0 + 1e-12:
+        return Outcome(
+            False,
+            f"{d.ucf_name}: the cell lengths fit ({near}) but the atoms are not on the reference sites",
+            expected,
+            list(size),
+            worst,
+        )
+    return Outcome(
+        False,
+        f"{d.ucf_name}: cell {size.round(4).tolist()} A is not the reference cell (nearest: {near})",
+        expected,
+        list(size),
+        worst,
+    )
 
 
 # ------------------------------------------------------------------------------------------------ vampire.sublattices
