@@ -202,7 +202,7 @@ def test_the_real_library_holds_what_agents_look_up(tmp_path: Path) -> None:
     manifest = build_library(lib)
     assert is_current(lib)
     assert {s["name"]: s["files"] > 0 for s in manifest["sources"]} == dict.fromkeys(
-        ["quantum-espresso", "lammps", "phonopy", "phono3py"], True
+        ["quantum-espresso", "lammps", "phonopy", "phono3py", "kdotpy"], True
     )
     assert all(g["ok"] for g in manifest["generated"]), manifest["generated"]
     pw = (lib / "quantum-espresso/INPUT_PW.txt").read_text()
@@ -216,4 +216,5 @@ def test_the_real_library_holds_what_agents_look_up(tmp_path: Path) -> None:
     assert (lib / "phonopy/example/Si-QE/README.md").is_file()
     assert "--displacement" in (lib / "phonopy/phonopy-help.txt").read_text()
     assert "class Phono3py" in (lib / "phono3py/api/phono3py.Phono3py.txt").read_text()
+    assert "selfcon" in (lib / "kdotpy/helpfile.txt").read_text()
     assert sum(p.stat().st_size for p in lib.rglob("*") if p.is_file()) < 100 * 1024 * 1024

@@ -1,0 +1,105 @@
+"""Study hgte-surface-states (topological surface states of a thick HgTe layer, kdotpy): the study graph, the
+task's files, its oracle (a real kdotpy run) and the physics the reference must obey.
+
+Task: hgte-layer-subbands (run-and-analyze, kdotpy). The oracle runs at most once per module; the generic gates
+(fairness cases, recall, tolerance edges) are in test_gates.py.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+
+from cmb.catalog import validate
+from tests.tasks._helpers import (
+    CATALOG,
+    assert_empty_submission_fails,
+    assert_entry_is_consistent,
+    entry,
+    failed,
+    grade_answer,
+    grade_dir,
+    read_answer,
+)
+
+STUDY = "hgte-surface-states"
+TASK = "hgte-layer-subbands"
+H_OVER_E = 4.135667696e-15  # T m^2
+
+pytestmark = pytest.mark.skipif(shutil.which("kdotpy") is None, reason="kdotpy is not installed")
+
+
+def ref(key: str):
+    return entry(TASK).reference().values[key].value
+
+
+def test_study_validates_without_problems():
+    problems = validate(CATALOG, [TASK])
+    assert problems == [], "\n".join(map(str, problems))
+
+
+def test_study_graph_keeps_the_costly_step_upstream_of_the_sdh_step():
+    study = CATALOG.studies[STUDY].spec
+    assert {t for s in study.steps for t in s.tasks} == {TASK}
+    assert study.upstream("sdh-densities") == {"hartree", "subbands"}
+
+
+def test_files_are_consistent_and_reduced_prompt_drops_only_the_method():
+    assert entry(TASK).has_reduced
+    assert_entry_is_consistent(TASK, STUDY)
+
+
+def test_empty_submission_fails(tmp_path):
+    assert_empty_submission_fails(TASK, tmp_path)
+
+
+@pytest.mark.slow
+def test_oracle_runs_kdotpy_and_passes(oracle_dirs):
+    folder = oracle_dirs[TASK]
+    assert (folder / "kdotpy-run" / "dispersion-layer.byband.csv").is_file()
+    report = grade_dir(TASK, folder)
+    assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
+
+
+def test_reference_physics_is_consistent():
+    """Densities and frequencies follow from k_F; the surface pair starts at the CNP; the bulk pairs are below E_F."""
+    total = 0.0
+    for band in ("H1", "E2", "E3"):
+        kf = ref(f"kF_{band}_per_nm")
+        assert ref(f"density_{band}_1e11_cm2") == pytest.approx(2 * kf**2 / (4 * math.pi) * 1e3, rel=1e-4)
+        assert ref(f"sdh_{band}_T") == pytest.approx(H_OVER_E * kf**2 / (4 * math.pi) * 1e18, rel=1e-4)
+        total += ref(f"density_{band}_1e11_cm2")
+    assert ref("density_total_1e11_cm2") == pytest.approx(total, rel=1e-4)
+    assert ref("surface_fraction") == pytest.approx(ref("density_H1_1e11_cm2") / total, rel=1e-4)
+    # the surface branch holds the largest k_F (steepest dispersion, lowest start) of the occupied pairs
+    assert ref("kF_H1_per_nm") > ref("kF_E2_per_nm") > ref("kF_E3_per_nm")
+    assert ref("cnp_below_meV") < ref("cnp_above_meV") < 0 < 30
+
+
+@pytest.mark.slow
+def test_oracle_answer_is_within_a_quarter_percent_of_the_finer_reference(oracle_dirs):
+    answer = read_answer(oracle_dirs[TASK])
+    for band in ("H1", "E2", "E3"):
+        assert answer["kF_per_nm"][band] == pytest.approx(ref(f"kF_{band}_per_nm"), rel=0.0025)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "edit", "expected"),
+    [
+        ("surface pair missed", {"occupied_subbands": ["E2", "E3"]}, {"occupied"}),
+        ("E4 counted as occupied", {"occupied_subbands": ["E2", "E3", "E4", "H1"]}, {"occupied"}),
+        ("kF one and a half percent long", {"kF_per_nm.H1": 0.1801509 * 1.016}, {"kf-h1"}),
+    ],
+)
+def test_errors_fail_their_checks(name, edit, expected, oracle_dirs, tmp_path):
+    answer = read_answer(oracle_dirs[TASK])
+    for key, value in edit.items():
+        node = answer
+        *path, last = key.split(".")
+        for part in path:
+            node = node[part]
+        node[last] = value
+    assert failed(grade_answer(TASK, answer, tmp_path)) == expected, name
