@@ -1,8 +1,9 @@
 """Study hgte-surface-states (topological surface states of a thick HgTe layer, kdotpy): the study graph, the
 task's files, its oracle (a real kdotpy run) and the physics the reference must obey.
 
-Task: hgte-layer-subbands (run-and-analyze, kdotpy). The oracle runs at most once per module; the generic gates
-(fairness cases, recall, tolerance edges) are in test_gates.py.
+Tasks: hgte-layer-subbands and hgte-gated-subbands (run-and-analyze, kdotpy: the flat-band layer and the layer
+with a linear potential drop). Oracles run at most once per module; the generic gates (fairness cases, recall,
+tolerance edges) are in test_gates.py.
 """
 
 from __future__ import annotations
@@ -26,40 +27,45 @@ from tests.tasks._helpers import (
 
 STUDY = "hgte-surface-states"
 TASK = "hgte-layer-subbands"
+GATED = "hgte-gated-subbands"
+TASKS = [TASK, GATED]
 H_OVER_E = 4.135667696e-15  # T m^2
 
 pytestmark = pytest.mark.skipif(shutil.which("kdotpy") is None, reason="kdotpy is not installed")
 
 
-def ref(key: str):
-    return entry(TASK).reference().values[key].value
+def ref(key: str, task: str = TASK):
+    return entry(task).reference().values[key].value
 
 
 def test_study_validates_without_problems():
-    problems = validate(CATALOG, [TASK])
+    problems = validate(CATALOG, TASKS)
     assert problems == [], "\n".join(map(str, problems))
 
 
 def test_study_graph_keeps_the_costly_step_upstream_of_the_sdh_step():
     study = CATALOG.studies[STUDY].spec
-    assert {t for s in study.steps for t in s.tasks} == {TASK}
-    assert study.upstream("sdh-densities") == {"hartree", "subbands"}
+    assert {t for s in study.steps for t in s.tasks} == set(TASKS)
+    assert study.upstream("sdh-densities") == {"hartree", "gated-subbands", "subbands"}
 
 
-def test_files_are_consistent_and_reduced_prompt_drops_only_the_method():
-    assert entry(TASK).has_reduced
-    assert_entry_is_consistent(TASK, STUDY)
+@pytest.mark.parametrize("task", TASKS)
+def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
+    assert entry(task).has_reduced
+    assert_entry_is_consistent(task, STUDY)
 
 
-def test_empty_submission_fails(tmp_path):
-    assert_empty_submission_fails(TASK, tmp_path)
+@pytest.mark.parametrize("task", TASKS)
+def test_empty_submission_fails(task, tmp_path):
+    assert_empty_submission_fails(task, tmp_path)
 
 
 @pytest.mark.slow
-def test_oracle_runs_kdotpy_and_passes(oracle_dirs):
-    folder = oracle_dirs[TASK]
-    assert (folder / "kdotpy-run" / "dispersion-layer.byband.csv").is_file()
-    report = grade_dir(TASK, folder)
+@pytest.mark.parametrize("task", TASKS)
+def test_oracle_runs_kdotpy_and_passes(task, oracle_dirs):
+    folder = oracle_dirs[task]
+    assert list((folder / "kdotpy-run").glob("dispersion-*.byband.csv"))
+    report = grade_dir(task, folder)
     assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
 
 
@@ -103,3 +109,29 @@ def test_errors_fail_their_checks(name, edit, expected, oracle_dirs, tmp_path):
             node = node[part]
         node[last] = value
     assert failed(grade_answer(TASK, answer, tmp_path)) == expected, name
+
+
+def test_gated_reference_physics():
+    """Each branch's frequency is (h/e) k_F^2/(4 pi); the surface pair splits most; the drop lifts every pair."""
+    total = 0.0
+    splits = {}
+    for band in ("H1", "E2", "E3"):
+        kf = ref(f"kF_{band}_per_nm", GATED)
+        f = ref(f"sdh_{band}_T", GATED)
+        assert kf[0] < kf[1]
+        for k, x in zip(kf, f, strict=True):
+            assert x == pytest.approx(H_OVER_E * k**2 / (4 * math.pi) * 1e18, rel=1e-4)
+            total += k**2 / (4 * math.pi) * 1e3
+        splits[band] = f[1] - f[0]
+        # the flat layer's degenerate k_F lies between the two gated branches
+        assert kf[0] < ref(f"kF_{band}_per_nm") < kf[1]
+    assert max(splits, key=splits.get) == ref("most_split_pair", GATED) == "H1"
+    assert ref("density_total_1e11_cm2", GATED) == pytest.approx(total, rel=1e-4)
+    assert ref("cnp_above_meV", GATED) > ref("cnp_above_meV")  # the drop moves the CNP states
+
+
+@pytest.mark.slow
+def test_gated_oracle_takes_the_last_charge_neutrality_point(oracle_dirs):
+    log = (oracle_dirs[GATED] / "kdotpy-run" / "kdotpy.log").read_text()
+    assert log.count("Charge neutrality point") == 2  # the flat-band alignment run first, the gated layer last
+    assert read_answer(oracle_dirs[GATED])["cnp_above_meV"] == pytest.approx(ref("cnp_above_meV", GATED), abs=0.05)

@@ -42,9 +42,12 @@ def crossing(k: np.ndarray, e: np.ndarray, level: float) -> float | None:
 
 
 k, bands = read_bands(sys.argv[1])
-m = re.search(r"Charge neutrality point between (\S+) \((-?[\d.]+) meV\) and (\S+) \((-?[\d.]+) meV\)",
-              open(sys.argv[2]).read())
-assert m, "kdotpy printed no charge neutrality point"
+# kdotpy prints the charge neutrality point of the flat-band layer first (for its band alignment) and, when a
+# potential is applied, that of the actual layer last: the last line is the one that counts
+found = list(re.finditer(r"Charge neutrality point between (\S+) \((-?[\d.]+) meV\) and (\S+) \((-?[\d.]+) meV\)",
+                         open(sys.argv[2]).read()))
+assert found, "kdotpy printed no charge neutrality point"
+m = found[-1]
 below, above = float(m.group(2)), float(m.group(4))
 
 pairs: dict[str, list[float]] = {}
