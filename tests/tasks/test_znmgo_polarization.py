@@ -88,6 +88,30 @@ def oracle(tmp_path_factory) -> dict[str, dict]:
     return {task: run_oracle(task, tmp_path_factory.mktemp(task)) for task in JSON_TASKS}
 
 
+STAGE1_INPUTS = ("wz.scf.in", "wz.bp.in", "h.scf.in", "h.bp.in")
+
+
+@pytest.fixture(scope="module")
+def berry_inputs(tmp_path_factory) -> dict[str, str]:
+    """The oracle's stage-1 inputs (those of znmgo-berry-phase-inputs), which the workflow's answer goes with."""
+    folder = _run_oracle(BERRY, tmp_path_factory.mktemp("berry"), timeout_s=300, with_prompt=False)
+    return {name: (folder / name).read_text() for name in STAGE1_INPUTS}
+
+
+@pytest.fixture
+def grade_json(berry_inputs):
+    """grade_answer for the JSON tasks; the workflow's answer is graded beside the oracle's stage-1 inputs."""
+
+    def grade(task: str, answer: dict, folder: Path):
+        write_answer(folder, answer)
+        if task == WORKFLOW:
+            for name, text in berry_inputs.items():
+                (folder / name).write_text(text)
+        return grade_dir(task, folder)
+
+    return grade
+
+
 # --- the study as a whole ---------------------------------------------------------------------------------------
 
 
@@ -102,8 +126,8 @@ def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
 
 
 @pytest.mark.parametrize("task", JSON_TASKS)
-def test_oracle_passes(oracle, task, tmp_path):
-    report = grade_dir(task, write_answer(tmp_path, oracle[task]))
+def test_oracle_passes(oracle, task, tmp_path, grade_json):
+    report = grade_json(task, oracle[task], tmp_path)
     assert report.passed, [c.message for c in report.checks if not c.passed]
 
 
@@ -118,20 +142,22 @@ def test_staged_workspace_alone_fails(task, tmp_path):
 
 
 @pytest.mark.parametrize("task", JSON_TASKS)
-def test_every_numeric_check_has_a_sharp_tolerance(oracle, task, tmp_path):
+def test_every_numeric_check_has_a_sharp_tolerance(oracle, task, tmp_path, grade_json):
     checks = [c for c in grader_of(task).checks if c.type == "numeric.scalar"]
     assert checks
-    assert_tolerance_edges(task, oracle[task], tmp_path, checks=checks, reference=reference_of(task))
+    assert_tolerance_edges(
+        task, oracle[task], tmp_path, checks=checks, reference=reference_of(task), grade_answer=grade_json
+    )
 
 
 @pytest.mark.parametrize("task", JSON_TASKS)
-def test_every_choice_check_fails_when_flipped(oracle, task, tmp_path):
+def test_every_choice_check_fails_when_flipped(oracle, task, tmp_path, grade_json):
     for check in grader_of(task).checks:
         if check.type != "numeric.choice":
             continue
         value = next(c for c in check.params["choices"] if c != reference_of(task).values[check.reference].value)
         answer = with_field(oracle[task], check.target.field, value)
-        assert failed(grade_dir(task, write_answer(tmp_path, answer))) == {check.id}
+        assert failed(grade_json(task, answer, tmp_path)) == {check.id}
 
 
 # --- landau-transition-fit ------------------------------------------------------------------------------------
