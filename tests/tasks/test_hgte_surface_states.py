@@ -8,6 +8,7 @@ tolerance edges) are in test_gates.py.
 
 from __future__ import annotations
 
+import filecmp
 import math
 import shutil
 
@@ -53,6 +54,12 @@ def test_study_graph_keeps_the_costly_step_upstream_of_the_sdh_step():
 def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
     assert entry(task).has_reduced
     assert_entry_is_consistent(task, STUDY)
+
+
+def test_the_tasks_share_one_analysis_tool():
+    """Each solution folder is self-contained, so each holds the tool; the copies must not drift apart."""
+    first, second = (entry(t).reference_dir / "solution" / "hgte_fermi.py" for t in TASKS)
+    assert filecmp.cmp(first, second, shallow=False)
 
 
 @pytest.mark.parametrize("task", TASKS)
