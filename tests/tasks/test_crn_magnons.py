@@ -354,32 +354,26 @@ def test_mc_moment_tolerance_edges(moment, fails, oracle_dirs, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "check"),
+    ("setting", "oracle_value", "at_bound", "outside", "check"),
     [
-        ("sim:maximum-temperature = 600.0", "sim:maximum-temperature = 599.0", "t-max"),
-        ("sim:minimum-temperature = 0.0", "sim:minimum-temperature = 10.5", "t-min"),
-        ("sim:temperature-increment = 5.0", "sim:temperature-increment = 10.5", "t-step"),
-        ("sim:equilibration-time-steps = 10000", "sim:equilibration-time-steps = 4999", "equilibration"),
-        ("sim:loop-time-steps = 20000", "sim:loop-time-steps = 9999", "averaging"),
-        ("dimensions:system-size-y = 7.0 !nm", "dimensions:system-size-y = 59.9 !A", "size-y"),
+        ("sim:maximum-temperature", "600.0", "600.0", "599.0", "t-max"),
+        ("sim:minimum-temperature", "0.0", "10.0", "10.5", "t-min"),
+        ("sim:temperature-increment", "5.0", "10.0", "10.5", "t-step"),
+        ("sim:equilibration-time-steps", "10000", "5000", "4999", "equilibration"),
+        ("sim:loop-time-steps", "20000", "10000", "9999", "averaging"),
+        ("dimensions:system-size-y", "7.0 !nm", "60.0 !A", "59.9 !A", "size-y"),
     ],
 )
-def test_mc_bounds_just_outside_fail(old, new, check, oracle_dirs, tmp_path):
+def test_mc_bounds_hold_at_the_bound_and_fail_just_outside(
+    setting, oracle_value, at_bound, outside, check, oracle_dirs, tmp_path
+):
     sub = copy_submission(oracle_dirs[MC], tmp_path / "sub")
     text = (sub / "input").read_text()
+    old = f"{setting} = {oracle_value}"
     assert old in text
-    (sub / "input").write_text(text.replace(old, new))
+    (sub / "input").write_text(text.replace(old, f"{setting} = {outside}"))
     assert failed(grade_dir(MC, sub)) == {check}
-    (sub / "input").write_text(
-        text.replace(
-            old,
-            new.replace("599.0", "600.0")
-            .replace("10.5", "10.0")
-            .replace("4999", "5000")
-            .replace("9999", "10000")
-            .replace("59.9", "60.0"),
-        )
-    )
+    (sub / "input").write_text(text.replace(old, f"{setting} = {at_bound}"))
     assert failed(grade_dir(MC, sub)) == set()
 
 

@@ -22,6 +22,7 @@ from cmb.grading._registry import CheckContext, GraderConfigError, Outcome, regi
 from cmb.grading.vampire._reader import (
     Deck,
     Effective,
+    UnitCell,
     VampireInputError,
     defaults,
     neighbours,
@@ -206,7 +207,7 @@ class CellParams(BaseModel):
     position_tol: float = Field(default=0.05, gt=0, description="Largest misplacement of an atom, in angstrom")
 
 
-def _same_sites(cell: Any, lengths: np.ndarray, perm: tuple[int, ...], reps: np.ndarray, p: CellParams) -> bool:
+def _same_sites(cell: UnitCell, perm: tuple[int, ...], reps: np.ndarray, p: CellParams) -> bool:
     """Every unit-cell atom sits on a reference site (after one common shift), and the counts match."""
     ref = np.asarray(p.positions)[:, list(perm)]  # reference sites in the submission's axis order
     sites = np.array([(ref + offset) / reps for offset in itertools.product(*(range(int(n)) for n in reps))])
@@ -244,10 +245,13 @@ def crystal(ctx: CheckContext[CellParams]) -> Outcome:
         lengths = np.asarray(expected, dtype=float)[list(perm)]
         reps = np.maximum(np.rint(size / lengths), 1)
         devs = [_within(float(s), float(n * ref), ctx)[1] for s, n, ref in zip(size, reps, lengths, strict=True)]
+        multiple = f"{'x'.join(str(int(n)) for n in reps)} of the reference cell"
         if max(devs) < worst:
-            worst, near = max(devs), f"{'x'.join(str(int(n)) for n in reps)} of the reference cell"
-        if max(devs) <= 1.0 + 1e-12 and _same_sites(d.ucf, lengths, perm, reps, ctx.params):
-            return Outcome(True, f"{d.ucf_name}: {near}, every atom on a reference site", expected, list(size), worst)
+            worst, near = max(devs), multiple
+        if max(devs) <= 1.0 + 1e-12 and _same_sites(d.ucf, perm, reps, ctx.params):
+            return Outcome(
+                True, f"{d.ucf_name}: {multiple}, every atom on a reference site", expected, list(size), worst
+            )
     if worst <= 1.0 + 1e-12:
         return Outcome(
             False,
