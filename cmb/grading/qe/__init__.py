@@ -8,7 +8,7 @@ unless occupations='smearing'; vdw_corr='d3' silently means no correction). Thos
 Modules: `_defaults` (the table), `_input` (the parsed input), `_lexer` and `_namelists` (gfortran namelist input),
 `_cards`, `_infix` (arithmetic in positions), `_reader` (parse_pw_input), `_evaluator` (effective values and
 what pw.x stops on), `_cell` (elements, cell, structure), `_targets` (settings named by checks), `_checks`
-(qe.valid, qe.param, qe.kpoints, qe.species, qe.structure).
+(qe.valid, qe.param, qe.kpoints, qe.species, qe.structure), `_slab` (qe.dipole_correction).
 """
 
 from cmb.grading.qe._cell import (
@@ -25,10 +25,12 @@ from cmb.grading.qe._evaluator import Evaluator, PwValue, effective_value, fatal
 from cmb.grading.qe._infix import eval_infix
 from cmb.grading.qe._input import KPoints, PwInput
 from cmb.grading.qe._reader import MAX_LINES, parse_pw_input, read_pw_input
+from cmb.grading.qe._slab import DipoleParams
 from cmb.grading.qe._targets import SettingRef, canonical_expected, resolve_setting
 
 __all__ = [
     "MAX_LINES",
+    "DipoleParams",
     "Evaluator",
     "KPoints",
     "KPointsParams",

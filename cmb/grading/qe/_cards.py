@@ -110,6 +110,7 @@ def _read_positions(state: CardState, header: str, i: int) -> int:
         return i
     labels: list[str] = []
     coords: list[tuple[float, float, float]] = []
+    if_pos: list[tuple[int, int, int]] = []
     known = {s.label for s in state.species}
     for _ in range(nat):
         i, line = state.data_line(i)
@@ -127,9 +128,16 @@ def _read_positions(state: CardState, header: str, i: int) -> int:
         if fields[0] not in known:
             state.problem(f"species {fields[0]} in ATOMIC_POSITIONS is nonexistent", i, "ATOMIC_POSITIONS")
             continue
+        flags = (1, 1, 1)
+        if len(fields) == 7:
+            if not all(re.fullmatch(r"[+-]?\d+", f) for f in fields[4:7]):
+                state.problem(f"if_pos must be integers in {show(line.strip())!r}", i, "ATOMIC_POSITIONS")
+                continue
+            flags = (int(fields[4]), int(fields[5]), int(fields[6]))
         labels.append(fields[0])
         coords.append((float(xyz[0]), float(xyz[1]), float(xyz[2])))  # type: ignore[arg-type]
-    state.positions = Positions(unit, tuple(labels), tuple(coords), line_no)
+        if_pos.append(flags)
+    state.positions = Positions(unit, tuple(labels), tuple(coords), line_no, tuple(if_pos))
     return i
 
 
