@@ -24,6 +24,7 @@ from tests.tasks._helpers import (
     grade_answer,
     grade_dir,
     read_answer,
+    set_field,
 )
 
 STUDY = "hbn-sliding-ferroelectricity"
@@ -135,11 +136,7 @@ def test_printed_dipole_is_an_alternative_route_and_the_sawtooth_amplitude_is_no
 )
 def test_potential_step_errors_fail_their_checks(name, field, value, expected, oracle_dirs, tmp_path):
     answer = read_answer(oracle_dirs[STEP])
-    head, _, leaf = field.partition(".")
-    if leaf:
-        answer[head][leaf] = value(ref)
-    else:
-        answer[head] = value(ref)
+    set_field(answer, field, value(ref))
     assert failed(grade_answer(STEP, answer, tmp_path)) == expected, name
 
 
@@ -148,6 +145,12 @@ def test_potential_step_errors_fail_their_checks(name, field, value, expected, o
 
 def rb(key: str):
     return ref(key, BARRIER)
+
+
+def bang_energies(tag: str) -> list[float]:
+    """Every '!' total energy (Ry) of the staged relaxation at shift `tag`, first SCF to relaxed."""
+    out = (entry(BARRIER).workspace_dir / "path" / f"s{tag}.relax.out").read_text()
+    return [float(e) for e in re.findall(r"^!\s+total energy\s+=\s+(\S+) Ry", out, re.M)]
 
 
 def test_barrier_physics_of_the_reference():
@@ -159,26 +162,14 @@ def test_barrier_physics_of_the_reference():
 
 def test_mirror_images_have_the_same_energy_and_opposite_steps():
     """AB/BA and 1.25/1.75 are mirror pairs of the path: energies within 0.02 meV, steps opposite."""
-    path = entry(BARRIER).workspace_dir / "path"
-
-    def energy(tag: str) -> float:
-        return float(
-            re.findall(r"^!\s+total energy\s+=\s+(\S+) Ry", (path / f"s{tag}.relax.out").read_text(), re.M)[-1]
-        )
-
     for a, b in (("1.00", "2.00"), ("1.25", "1.75")):
-        assert (energy(a) - energy(b)) * 13605.693 == pytest.approx(0.0, abs=0.02)
+        assert (bang_energies(a)[-1] - bang_energies(b)[-1]) * 13605.693 == pytest.approx(0.0, abs=0.02)
 
 
 def test_first_scf_energies_fail_the_aa_check(oracle_dirs, tmp_path):
     """The AA relaxation starts 0.2 A above the AB distance: its first energy is not the relaxed one."""
-    path = entry(BARRIER).workspace_dir / "path"
-    first = {
-        t: float(re.findall(r"^!\s+total energy\s+=\s+(\S+) Ry", (path / f"s{t}.relax.out").read_text(), re.M)[0])
-        for t in ("0.00", "1.00")
-    }
     answer = read_answer(oracle_dirs[BARRIER])
-    answer["energy_meV_per_cell"]["AA"] = (first["0.00"] - first["1.00"]) * 13605.693123
+    answer["energy_meV_per_cell"]["AA"] = (bang_energies("0.00")[0] - bang_energies("1.00")[0]) * 13605.693123
     assert "energy-aa" in failed(grade_answer(BARRIER, answer, tmp_path))
 
 

@@ -40,8 +40,8 @@ class Positions:
     labels: tuple[str, ...]
     coords: tuple[tuple[float, float, float], ...]
     line: int
-    # if_pos per atom: 1 lets pw.x move that Cartesian force component, 0 holds it (7-column lines; default 1 1 1)
-    if_pos: tuple[tuple[int, int, int], ...] = ()
+    # if_pos per atom: 1 lets pw.x move that Cartesian force component, 0 holds it (1 1 1 on 4-column lines)
+    if_pos: tuple[tuple[int, int, int], ...]
 
 
 @dataclass(frozen=True)

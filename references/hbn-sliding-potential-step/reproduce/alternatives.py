@@ -17,23 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-RY_MEV = 13605.693123
-BOHR = 0.529177210903
-EPS0 = 8.8541878128e-12
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from values import AREA, BOHR, EMAXPOS, EPS0, RY_MEV, C, relaxed  # noqa: E402
+
 DEBYE = 3.33564e-30
-A, C = 2.504, 25.0
-AREA = np.sqrt(3) / 2 * A**2 * 1e-20
-
-
-def final_z(out: str) -> np.ndarray:
-    block = out.split("Begin final coordinates")[1].split("End final coordinates")[0]
-    return np.array([float(l.split()[3]) for l in block.splitlines() if l.split() and l.split()[0] in ("B", "N")]) * C
 
 
 def window_step(avg: Path, z_atoms: np.ndarray, margin: float, column: int) -> float:
     data = np.loadtxt(avg)
     z, v = data[:, 0] * BOHR, data[:, column]
-    above = (z > z_atoms.max() + margin) & (z < 0.95 * C - margin)
+    above = (z > z_atoms.max() + margin) & (z < EMAXPOS * C - margin)
     below = (z > margin) & (z < z_atoms.min() - margin)
     return float(v[above].mean() - v[below].mean()) * RY_MEV
 
@@ -44,7 +37,7 @@ def main() -> None:
     for f in sorted(path.glob("s*.relax.out")):
         tag = f.name[1:-len(".relax.out")]
         out = f.read_text()
-        z = final_z(out)
+        z = relaxed(out)[1]
         debye = [float(x) for x in re.findall(r"Dipole\s+\S+ Ry au,\s+(\S+) Debye", out)]
         amp = [float(x) for x in re.findall(r"Potential amp\.\s+(\S+) Ry", out)]
         # the dipole printed at the end of the first SCF: the last one before the first '!' line

@@ -14,6 +14,7 @@ import sys
 
 A = 2.504  # measured in-plane lattice constant (A), held fixed
 C = 25.0  # cell height (A): about 21.7 A of vacuum
+EMAXPOS, EOPREG = 0.95, 0.05  # the dipole correction's ramp, in fractions of C: in the vacuum above the bilayer
 BOHR = 0.529177210903
 
 
@@ -30,8 +31,10 @@ def positions(lam: float, d: float) -> list[tuple[str, float, float, float]]:
     ]
 
 
-def deck(lam: float, d: float = 3.30, calculation: str = "relax", prefix: str = "hbn", pseudo_dir: str = "./pseudo") -> str:
-    """A pw.x input: PBE-D3, dipole correction with its ramp at 0.95-1.00 of the cell, in-plane positions held."""
+def deck(
+    lam: float, d: float = 3.30, calculation: str = "relax", prefix: str = "hbn", pseudo_dir: str = "./pseudo"
+) -> str:
+    """A pw.x input: PBE-D3, the dipole correction's ramp from EMAXPOS to EMAXPOS + EOPREG, in-plane positions held."""
     flags = " 0 0 1" if calculation == "relax" else ""
     atoms = "\n".join(f"{el} {x:.10f} {y:.10f} {z:.10f}{flags}" for el, x, y, z in positions(lam, d))
     return f"""&control
@@ -55,8 +58,8 @@ def deck(lam: float, d: float = 3.30, calculation: str = "relax", prefix: str = 
   ecutrho = 360
   vdw_corr = 'dft-d3'
   edir = 3
-  emaxpos = 0.95
-  eopreg = 0.05
+  emaxpos = {EMAXPOS}
+  eopreg = {EOPREG}
   eamp = 0.0
 /
 &electrons

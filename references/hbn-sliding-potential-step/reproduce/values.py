@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bilayer import BOHR, C, EMAXPOS, EOPREG, A  # noqa: E402  (the decks the path ran)
+
 RY_MEV = 13605.693123
-BOHR = 0.529177210903
 EPS0 = 8.8541878128e-12
 EV = 1.602176634e-19
-A, C = 2.504, 25.0
-RAMP = (0.95, 1.00)
 AREA = np.sqrt(3) / 2 * A**2 * 1e-20
 
 
@@ -37,8 +37,8 @@ def step_mev(avg: Path, z_atoms: np.ndarray) -> float:
     data = np.loadtxt(avg)
     z, v = data[:, 0] * BOHR, data[:, 2]  # the macroscopic average
     lo, hi = z_atoms.min(), z_atoms.max()
-    gap_above = (hi, RAMP[0] * C)
-    gap_below = (RAMP[1] * C - C, lo)
+    gap_above = (hi, EMAXPOS * C)
+    gap_below = ((EMAXPOS + EOPREG) * C - C, lo)  # the ramp ends at the top of the cell, z = 0 of the next one
 
     def middle(gap: tuple[float, float]) -> np.ndarray:
         w = gap[1] - gap[0]

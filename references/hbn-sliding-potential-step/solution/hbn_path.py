@@ -25,8 +25,8 @@ BOHR = 0.529177210903
 EPS0 = 8.8541878128e-12
 
 
-def final_state(out_text: str) -> tuple[float, np.ndarray, float]:
-    """(energy in Ry, final z of the atoms in fractions of c, c in A) of a converged pw.x relax output."""
+def final_state(out_text: str) -> tuple[float, np.ndarray, float, float]:
+    """(energy in Ry, final z of the atoms in fractions of c, a and c in A) of a converged pw.x relax output."""
     if "bfgs converged" not in out_text and "End of BFGS Geometry Optimization" not in out_text:
         raise ValueError("the relaxation did not converge")
     energy = float(re.findall(r"^!\s+total energy\s+=\s+(-?\d+\.\d+) Ry", out_text, re.M)[-1])
@@ -34,7 +34,7 @@ def final_state(out_text: str) -> tuple[float, np.ndarray, float]:
     z = np.array([float(m.group(1)) for m in re.finditer(r"^[BN]\s+\S+\s+\S+\s+(\S+)", block, re.M)])
     alat = float(re.search(r"lattice parameter \(alat\)\s+=\s+([\d.]+)", out_text).group(1))
     c_over_a = float(re.search(r"celldm\(3\)=\s*([\d.]+)", out_text).group(1))
-    return energy, z, alat * c_over_a * BOHR
+    return energy, z, alat * BOHR, alat * c_over_a * BOHR
 
 
 def vacuum_step(avg_file: Path, z_atoms_ang: np.ndarray, ramp: tuple[float, float], c_ang: float) -> float:
@@ -57,7 +57,7 @@ def vacuum_step(avg_file: Path, z_atoms_ang: np.ndarray, ramp: tuple[float, floa
 def read_point(path: Path, tag: str) -> dict[str, float]:
     out = (path / f"s{tag}.relax.out").read_text()
     inp = (path / f"s{tag}.relax.in").read_text()
-    energy, zfrac, c_ang = final_state(out)
+    energy, zfrac, a_ang, c_ang = final_state(out)
     ramp = (
         float(re.search(r"emaxpos\s*=\s*([\d.]+)", inp).group(1)),
         float(re.search(r"eopreg\s*=\s*([\d.]+)", inp).group(1)),
@@ -67,8 +67,7 @@ def read_point(path: Path, tag: str) -> dict[str, float]:
     d = float(z_ang[half:].mean() - z_ang[:half].mean())
     avg = path / f"s{tag}.avg.dat"  # staged for the potential-step task only
     dv_ry = vacuum_step(avg, z_ang, ramp, c_ang) if avg.is_file() else float("nan")
-    alat = float(re.search(r"lattice parameter \(alat\)\s+=\s+([\d.]+)", out).group(1)) * BOHR
-    area = alat**2 * np.sqrt(3) / 2 * 1e-20  # m^2
+    area = a_ang**2 * np.sqrt(3) / 2 * 1e-20  # m^2
     dv_ev = dv_ry * RY_EV
     return {
         "energy_ry": energy,
