@@ -36,7 +36,7 @@ needs_lmp = pytest.mark.skipif(not HAS_LMP, reason="LAMMPS (lmp) not installed")
 needs_phonopy = pytest.mark.skipif(not (HAS_LMP and HAS_PHONOPY), reason="LAMMPS or phonopy not installed")
 
 JSON_TASKS = ["cu-eam-elastic", "cu-vacancy", "cu-phonons", "cu-qha", "cu-npt-expansion-analysis",
-              "cu-thermomechanics-workflow"]  # fmt: skip
+              "cu-npt-heat-capacity", "cu-thermomechanics-workflow"]  # fmt: skip
 ALL = ["cu-lammps-npt-inputs", *JSON_TASKS]
 NEEDS = {  # what each oracle runs
     "cu-lammps-npt-inputs": [needs_lmp],
@@ -45,6 +45,7 @@ NEEDS = {  # what each oracle runs
     "cu-phonons": [needs_phonopy],
     "cu-qha": [needs_phonopy],
     "cu-npt-expansion-analysis": [],
+    "cu-npt-heat-capacity": [],
     "cu-thermomechanics-workflow": [needs_phonopy],
 }
 

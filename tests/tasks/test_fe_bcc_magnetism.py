@@ -35,9 +35,15 @@ STUDY = "fe-bcc-magnetism"
 HAS_PW = shutil.which("pw.x") is not None
 needs_pw = pytest.mark.skipif(not HAS_PW, reason="Quantum ESPRESSO (pw.x) not installed")
 
-ALL = ["fe-pw-spin-inputs", "fe-moment", "fe-eos-analysis"]
-JSON_TASKS = ["fe-moment", "fe-eos-analysis"]
-FAST_ORACLES = ["fe-pw-spin-inputs", "fe-eos-analysis"]
+ALL = [
+    "fe-pw-spin-inputs",
+    "fe-moment",
+    "fe-eos-analysis",
+    "fe-bcc-fcc-transition-pressure",
+    "fe-atom-reference-inputs",
+]
+JSON_TASKS = ["fe-moment", "fe-eos-analysis", "fe-bcc-fcc-transition-pressure"]
+FAST_ORACLES = ["fe-pw-spin-inputs", "fe-eos-analysis", "fe-bcc-fcc-transition-pressure", "fe-atom-reference-inputs"]
 RY_EV = 13.605693123
 BOHR_A = 0.529177210903
 

@@ -32,8 +32,8 @@ from tests.tasks._helpers import (
 )
 
 STUDY = "nio-hubbard-u"
-ALL = ["nio-vasp-afm-u-inputs", "nio-u-analysis"]
-NIO, NU = ALL
+ALL = ["nio-vasp-afm-u-inputs", "nio-u-analysis", "nio-vasp-optics-inputs"]
+NIO, NU = ALL[:2]
 SERIES = ["U0", "U2", "U4", "U6", "U8"]
 
 

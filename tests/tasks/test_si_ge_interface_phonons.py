@@ -48,6 +48,7 @@ TASKS = [
     "mass-interface-transmission",
     "sige-agf-transmission",
     "sige-reflection-specularity",
+    "sige-nemd-conductance",
 ]
 WORKFLOW = "sige-interface-workflow"
 NEEDS_LMP = {"sige-relax-inputs", "sige-interface-relax", "sige-tersoff-phonons", WORKFLOW}

@@ -8,10 +8,13 @@ unless occupations='smearing'; vdw_corr='d3' silently means no correction). Thos
 Modules: `_defaults` (the table), `_input` (the parsed input), `_lexer` and `_namelists` (gfortran namelist input),
 `_cards`, `_infix` (arithmetic in positions), `_reader` (parse_pw_input), `_evaluator` (effective values and
 what pw.x stops on), `_cell` (elements, cell, structure), `_targets` (settings named by checks), `_checks`
-(qe.valid, qe.param, qe.kpoints, qe.species, qe.structure), `_slab` (qe.dipole_correction).
+(qe.valid, qe.param, qe.kpoints, qe.species, qe.structure), `_slab` (qe.dipole_correction,
+qe.constraints), `_box` (qe.box).
 """
 
+from cmb.grading.qe._box import BoxParams
 from cmb.grading.qe._cell import (
+    cell_heights,
     functional_family,
     label_element,
     pseudo_element,
@@ -30,6 +33,7 @@ from cmb.grading.qe._targets import SettingRef, canonical_expected, resolve_sett
 
 __all__ = [
     "MAX_LINES",
+    "BoxParams",
     "DipoleParams",
     "Evaluator",
     "KPoints",
@@ -47,6 +51,7 @@ __all__ = [
     "effective_value",
     "eval_infix",
     "fatal_problems",
+    "cell_heights",
     "functional_family",
     "label_element",
     "parse_pw_input",

@@ -140,6 +140,12 @@ def pw_cell(pw: PwInput) -> np.ndarray:
     return cell
 
 
+def cell_heights(cell: np.ndarray) -> np.ndarray:
+    """Distance (Å) between each pair of opposite faces: the volume over the area of the face of the other two."""
+    volume = abs(float(np.linalg.det(cell)))
+    return np.array([volume / np.linalg.norm(np.cross(cell[(i + 1) % 3], cell[(i + 2) % 3])) for i in range(3)])
+
+
 def _alat_ang(pw: PwInput, cell: np.ndarray) -> float:
     if is_finite_number(pw.values.get("system.celldm(1)")) and pw.values["system.celldm(1)"] != 0:
         return float(pw.values["system.celldm(1)"]) * BOHR_TO_ANG

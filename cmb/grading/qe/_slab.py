@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from cmb.grading._registry import CheckContext, Outcome, register
-from cmb.grading.qe._cell import pw_structure
+from cmb.grading.qe._cell import cell_heights, pw_structure
 from cmb.grading.qe._evaluator import effective_value, fmt
 from cmb.grading.qe._input import PwInput
 from cmb.grading.qe._reader import read_pw_input
@@ -68,10 +68,7 @@ def dipole_correction(ctx: CheckContext[DipoleParams]) -> Outcome:
     p = ctx.params
     pw = read_pw_input(ctx)
     structure = pw_structure(pw)
-    cell = structure.lattice.matrix
-    volume = abs(float(np.linalg.det(cell)))
-    # Height of the cell along each reciprocal vector: volume / area of the face spanned by the other two.
-    heights = np.array([volume / np.linalg.norm(np.cross(cell[(i + 1) % 3], cell[(i + 2) % 3])) for i in range(3)])
+    heights = cell_heights(structure.lattice.matrix)
     frac = np.array(structure.frac_coords, dtype=float)
     normal = _normal_axis(frac, heights)
     field = _value(pw, "system.eamp")
