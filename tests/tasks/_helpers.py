@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import atexit
 import copy
+import importlib.util
 import json
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
@@ -30,6 +33,27 @@ NUMERIC = ("numeric.scalar", "numeric.array")
 
 
 # ------------------------------------------------------------------------------------------------ catalog entries
+
+
+def reproduce_module(task: str, name: str) -> ModuleType:
+    """A module of references/<task>/reproduce, imported with that folder first on sys.path. Reproduce folders
+    share module names (values.py beside alternatives.py), so the folder's modules are dropped from sys.modules
+    before and after: one task's values never stands in for another's in a test session."""
+    folder = ROOT / "references" / task / "reproduce"
+    local = {p.stem for p in folder.glob("*.py")}
+    saved = {n: sys.modules.pop(n) for n in local if n in sys.modules}
+    sys.path.insert(0, str(folder))
+    try:
+        spec = importlib.util.spec_from_file_location(f"{task.replace('-', '_')}_{name}", folder / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(folder))
+        for n in local:
+            sys.modules.pop(n, None)
+        sys.modules.update(saved)
 
 
 def entry(task: str) -> TaskEntry:

@@ -41,6 +41,7 @@ ALL = [
     "fe-eos-analysis",
     "fe-bcc-fcc-transition-pressure",
     "fe-atom-reference-inputs",
+    "fe-magnetovolume-coupling",
 ]
 JSON_TASKS = ["fe-moment", "fe-eos-analysis", "fe-bcc-fcc-transition-pressure"]
 FAST_ORACLES = ["fe-pw-spin-inputs", "fe-eos-analysis", "fe-bcc-fcc-transition-pressure", "fe-atom-reference-inputs"]

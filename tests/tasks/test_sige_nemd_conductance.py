@@ -9,9 +9,7 @@ the staged files, so it runs in every test session.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from types import ModuleType
 from typing import Any
 
@@ -30,6 +28,7 @@ from tests.tasks._helpers import (
     grade_dir,
     read_answer,
     reference_answer,
+    reproduce_module,
     run_oracle,
     task_dir,
 )
@@ -49,15 +48,7 @@ def test_graded_checks_and_the_ungraded_error():
 
 
 def _module(name: str) -> ModuleType:
-    sys.path.insert(0, str(REPRODUCE))
-    try:
-        spec = importlib.util.spec_from_file_location(f"sige_nemd_{name}", REPRODUCE / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path.remove(str(REPRODUCE))
+    return reproduce_module(TASK, name)
 
 
 VALUES = _module("values")

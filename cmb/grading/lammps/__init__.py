@@ -20,7 +20,8 @@ What cannot be known splits three ways:
 
 Modules: `_defaults` (the table), `_state` (values, records, errors), `_lines`, `_formula`, `_interpreter`,
 `_commands` and `_control` (the command handlers), `_data_file`, `_lookup` (settings by path), `_compare`,
-`_checks` (lammps.setting, lammps.pair_coeff, lammps.fix, lammps.no_fix).
+`_checks` (lammps.setting, lammps.pair_coeff, lammps.fix, lammps.no_fix), `_neb` (lammps.neb_coords, the
+final replica of an NEB run).
 """
 
 from cmb.grading.lammps._checks import FixParams, NoFixParams, PairCoeffParams, SettingParams
@@ -30,6 +31,7 @@ from cmb.grading.lammps._defaults import base_style, tables
 from cmb.grading.lammps._interpreter import interpret
 from cmb.grading.lammps._lines import logical_lines, split_words
 from cmb.grading.lammps._lookup import ElementMap, effective, element_map, lookup
+from cmb.grading.lammps._neb import NebCoordsParams, parse_neb_coords
 from cmb.grading.lammps._state import Absent, Script, Stage, Unknown, parse_number, type_bounds
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "DataFile",
     "ElementMap",
     "FixParams",
+    "NebCoordsParams",
     "NoFixParams",
     "PairCoeffParams",
     "Script",
@@ -51,6 +54,7 @@ __all__ = [
     "logical_lines",
     "lookup",
     "parse_data_file",
+    "parse_neb_coords",
     "parse_number",
     "split_words",
     "tables",
