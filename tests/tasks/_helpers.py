@@ -15,7 +15,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from cmb.catalog import PROMPT_NAME, Catalog, TaskEntry, run_solution, stage_bundle
-from cmb.grading import grade
+from cmb.grading import get_field, grade
 from cmb.models import Check, Condition, GradeReport, GraderSpec, Reference, TaskSpec, Tolerance, WorkflowSpec
 from cmb.settings import CmbSettings
 
@@ -221,6 +221,38 @@ def assert_tolerance_edges(
 
 
 # ------------------------------------------------------------------------------------------------ files and prompts
+
+
+def tolerance_offset(task: str, check: Check, answer: Mapping[str, Any]) -> float:
+    """How far an answer's value for a numeric check lies from the reference, in units of its tolerance (1: the
+    edge)."""
+    assert check.reference is not None, check.id
+    ref = entry(task).reference().values[check.reference].value
+    tol = check.effective_tolerance
+    return float(
+        abs(get_field(answer, check.target.field) - ref) / (tol.width * abs(ref) if tol.is_relative else tol.width)
+    )
+
+
+def assert_routes_clear_the_tolerances(
+    task: str,
+    answers: Mapping[str, Mapping[str, Any]],
+    valid: Sequence[str],
+    traps: Mapping[str, set[str]],
+    *,
+    inside: float = 0.85,
+    outside: float = 1.15,
+) -> None:
+    """Every valid route lies within `inside` of each numeric check's tolerance, and every trap beyond `outside`
+    of the tolerance of each check it is meant to fail: no valid route or trap sits on an edge."""
+    checks = {c.id: c for c in entry(task).grader().checks if c.tolerance is not None and c.reference}
+    for check in checks.values():
+        spread = max(tolerance_offset(task, check, answers[case]) for case in valid)
+        assert spread < inside, (check.id, spread)
+    for case, failing in traps.items():
+        for check_id in failing:
+            offset = tolerance_offset(task, checks[check_id], answers[case])
+            assert offset > outside, (case, check_id, offset)
 
 
 def assert_reduced_prompt_drops_only_the_method(task: str) -> None:

@@ -23,6 +23,7 @@ from tests.tasks._helpers import (
     ROOT,
     assert_empty_submission_fails,
     assert_entry_is_consistent,
+    assert_routes_clear_the_tolerances,
     assert_tolerance_edges,
     entry,
     failed,
@@ -56,11 +57,6 @@ def _ref() -> dict[str, float]:
 
 def _flat(answer: dict[str, Any]) -> dict[str, float]:
     return {f"{xc}.{k}": v for xc, block in answer.items() for k, v in block.items()}
-
-
-def _tolerances() -> dict[str, tuple[str, float]]:
-    """answer field -> (check id, absolute tolerance)."""
-    return {c.target.field: (c.id, c.effective_tolerance.width) for c in entry(TASK).grader().checks if c.tolerance}
 
 
 # ------------------------------------------------------------------------------------------------ files
@@ -228,16 +224,7 @@ def test_trap_fails_its_checks(case, tmp_path):
 
 
 def test_valid_routes_sit_inside_and_traps_outside_each_tolerance_with_margin():
-    ref = _flat(ALTERNATIVES["reference"])
-    tol = _tolerances()
-    for field, (_, width) in tol.items():
-        spread = max(abs(_flat(ALTERNATIVES[c])[field] - ref[field]) for c in VALID)
-        assert spread < 0.85 * width, (field, spread, width)
-    for case, checks in TRAPS.items():
-        got = _flat(ALTERNATIVES[case])
-        for field, (check, width) in tol.items():
-            if check in checks:
-                assert abs(got[field] - ref[field]) > 1.15 * width, (case, field)
+    assert_routes_clear_the_tolerances(TASK, ALTERNATIVES, VALID, TRAPS)
 
 
 def test_fairness_record_matches_the_recomputed_routes():

@@ -31,8 +31,10 @@ EV_A3_GPA = 160.21766208
 Curve = Callable[[float], float]
 
 
-def read_curve(ws: Path, xc: str, state: str) -> np.ndarray:
-    """Rows (V per atom in A^3, E per atom in eV, total magnetization per atom) of one curve, sorted by volume."""
+def read_curve(ws: Path, xc: str, state: str, key: str = "total") -> np.ndarray:
+    """Rows (V per atom in A^3, E per atom in eV, magnetization per atom) of one curve, sorted by volume.
+
+    `key` picks the 'total' or the 'absolute' magnetization line."""
     rows = []
     for path in sorted(ws.glob(f"fe_{xc}_{state}_*.out")):
         text = path.read_text()
@@ -41,7 +43,7 @@ def read_curve(ws: Path, xc: str, state: str) -> np.ndarray:
         nat = int(re.search(r"number of atoms/cell\s+=\s+(\d+)", text).group(1))
         v = float(re.search(r"unit-cell volume\s+=\s+(\S+)\s+\(a\.u\.\)\^3", text).group(1)) * BOHR_A**3
         e = float(re.findall(r"^!\s+total energy\s+=\s+(\S+)\s+Ry", text, re.M)[-1]) * RY_EV
-        m = re.findall(r"total magnetization\s+=\s+(\S+)\s+Bohr mag/cell", text)
+        m = re.findall(rf"{key} magnetization\s+=\s+(\S+)\s+Bohr mag/cell", text)
         rows.append((v / nat, e / nat, float(m[-1]) / nat if m else 0.0))
     if len(rows) != 11:
         raise SystemExit(f"{xc} {state}: {len(rows)} outputs, expected 11")

@@ -20,8 +20,8 @@ The reference route, for each functional:
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -36,23 +36,20 @@ NEAREST = 7  # runs in the local fit of the moment against ln V
 Curve = Callable[[float], float]
 
 
-def read_curve(ws: Path, xc: str, state: str, key: str = "total") -> np.ndarray:
-    """Rows (V per atom in A^3, E per atom in eV, magnetization per atom) of one curve, sorted by volume.
+def _sibling_reader() -> Callable[..., np.ndarray]:
+    """read_curve of fe-bcc-fcc-transition-pressure, which reads the same staged outputs."""
+    # Loaded by path under its own name: both folders' modules are called values.py.
+    path = Path(__file__).resolve().parents[2] / "fe-bcc-fcc-transition-pressure" / "reproduce" / "values.py"
+    spec = importlib.util.spec_from_file_location("fe_transition_pressure_values", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.read_curve  # type: ignore[no-any-return]
 
-    `key` picks the 'total' or the 'absolute' magnetization line (the latter only for the trap)."""
-    rows = []
-    for path in sorted(ws.glob(f"fe_{xc}_{state}_*.out")):
-        text = path.read_text()
-        if "convergence has been achieved" not in text:
-            raise SystemExit(f"{path.name}: not converged")
-        nat = int(re.search(r"number of atoms/cell\s+=\s+(\d+)", text).group(1))
-        v = float(re.search(r"unit-cell volume\s+=\s+(\S+)\s+\(a\.u\.\)\^3", text).group(1)) * BOHR_A**3
-        e = float(re.findall(r"^!\s+total energy\s+=\s+(\S+)\s+Ry", text, re.M)[-1]) * RY_EV
-        m = re.findall(rf"{key} magnetization\s+=\s+(\S+)\s+Bohr mag/cell", text)
-        rows.append((v / nat, e / nat, float(m[-1]) / nat if m else 0.0))
-    if len(rows) != 11:
-        raise SystemExit(f"{xc} {state}: {len(rows)} outputs, expected 11")
-    return np.array(sorted(rows))
+
+# Rows (V per atom in A^3, E per atom in eV, magnetization per atom) of one curve, sorted by volume; key="absolute"
+# reads the absolute magnetization (only for the trap).
+read_curve = _sibling_reader()
 
 
 def birch_murnaghan(v: np.ndarray, e: np.ndarray, order: int = 3) -> tuple[Curve, float]:
