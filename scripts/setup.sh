@@ -74,10 +74,27 @@ if ! docker compose version >/dev/null 2>&1; then
 fi
 
 # The Docker engine, and the agent images built locally (no registry needed; cached by content hash).
+# A daemon killed without cleaning up (a machine restored from a snapshot) leaves its pid files, and a new dockerd
+# refuses to start over them; they are removed only when no dockerd or containerd runs. The first start on a fresh
+# machine can take longer than a minute (iptables chains, storage driver probe), and a failed start prints its log.
+start_dockerd() {
+  if ! pgrep -x dockerd >/dev/null; then
+    pgrep -x containerd >/dev/null || rm -f /var/run/docker/containerd/containerd.pid
+    rm -f /var/run/docker.pid
+  fi
+  (dockerd "$@" >>/var/log/dockerd.log 2>&1 &)
+  for _ in $(seq 180); do docker info >/dev/null 2>&1 && return 0; pgrep -x dockerd >/dev/null || break; sleep 1; done
+  docker info >/dev/null 2>&1
+}
 if ! docker info >/dev/null 2>&1; then
-  (dockerd >/var/log/dockerd.log 2>&1 &)
-  for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
-  docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start (see /var/log/dockerd.log)" >&2; exit 1; }
+  if ! start_dockerd; then
+    echo "setup: dockerd did not start; the end of /var/log/dockerd.log:" >&2
+    tail -n 25 /var/log/dockerd.log >&2 || true
+    # overlay2 needs a kernel and a backing filesystem that allow it; vfs works everywhere, only slower.
+    pkill -x dockerd 2>/dev/null || true; sleep 2
+    echo "setup: retrying dockerd with the vfs storage driver" >&2
+    start_dockerd --storage-driver=vfs || { echo "setup: dockerd did not start (see /var/log/dockerd.log)" >&2; exit 1; }
+  fi
 fi
 # The offline manuals library agents read at /opt/manuals (pinned sources, checked by sha256; seconds when current).
 cmb manuals build
