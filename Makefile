@@ -1,4 +1,4 @@
-.PHONY: setup install check lint typecheck contracts test test-fast verify demo
+.PHONY: setup install check lint typecheck contracts test test-fast test-reproductions verify demo
 
 setup:
 	bash scripts/setup.sh
@@ -17,11 +17,15 @@ typecheck:
 contracts:
 	lint-imports
 
+# The README's test command (and CI's). Re-runs of expensive reproductions are marked and run on their own.
 test:
-	pytest
+	pytest -m "not reproduction"
+
+test-reproductions:
+	pytest -m reproduction
 
 test-fast:
-	pytest -m "not slow"
+	pytest -m "not slow and not reproduction"
 
 verify:
 	cmb tasks validate
