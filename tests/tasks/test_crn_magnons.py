@@ -3,7 +3,8 @@
 Tasks: square-afm-spin-waves (run-and-analyze, the method check), crn-ldau-vasp-inputs (input preparation, VASP),
 crn-relaxed-structure (output analysis of an interrupted pw.x vc-relax), crn-wannier-tb2j-inputs (input
 preparation, VASP + Wannier90 + TB2J), crn-monte-carlo-deck (input preparation, VAMPIRE), and the workflow
-crn-magnons-workflow (the last three chained). Oracles run at most once per module; the generic gates (fairness
+crn-magnons-workflow (the last three chained), and crn-spin-waves (run-and-analyze, linear spin waves of CrN
+with model exchange constants). Oracles run at most once per module; the generic gates (fairness
 cases, recall, tolerance edges) are in test_gates.py.
 """
 
@@ -39,9 +40,10 @@ SINGLE = [
     "crn-relaxed-structure",
     "crn-wannier-tb2j-inputs",
     "crn-monte-carlo-deck",
+    "crn-spin-waves",
 ]
 WORKFLOW = "crn-magnons-workflow"
-JSON_TASKS = ["square-afm-spin-waves", "crn-relaxed-structure"]
+JSON_TASKS = ["square-afm-spin-waves", "crn-relaxed-structure", "crn-spin-waves"]
 INPUT_TASKS = ["crn-ldau-vasp-inputs", "crn-wannier-tb2j-inputs", "crn-monte-carlo-deck"]
 PRESENT = [t for t in SINGLE if t in CATALOG.entries]
 
@@ -408,6 +410,80 @@ def test_mc_deck_that_keeps_the_nitrogen_fails(oracle_dirs, tmp_path):
     mat += "material[3]:non-magnetic\n"
     (sub / "crn.mat").write_text(mat)
     assert "cell" in failed(grade_dir(MC, sub))
+
+
+# ------------------------------------------------------------------------------------------------ crn-spin-waves
+
+SW = "crn-spin-waves"
+SW_ENERGIES = ["omega_X_lower_meV", "omega_X_upper_meV", "omega_Z_meV", "omega_Gamma_optical_meV"]
+SW_VELOCITIES = ["velocity_x_meV_A", "velocity_y_meV_A", "velocity_z_meV_A"]
+SW_ALL = ["omega-x-lower", "omega-x-upper", "splitting-x", "omega-z", "omega-gamma-optical"]
+SW_ALL += ["velocity-x", "velocity-y", "velocity-z"]
+
+
+def _sw_reference_module():
+    return _load(entry(SW).reference_dir / "reproduce" / "reference_lswt.py", "crn_sw_reference")
+
+
+def _sw_scaled(base: dict, factor: float) -> dict:
+    """Every energy, the splitting and the velocities scaled by one factor (a convention error on J/S)."""
+    return {**{k: base[k] * factor for k in [*SW_ENERGIES, *SW_VELOCITIES, "splitting_X_THz"]}}
+
+
+def test_sw_staged_poscar_is_the_monte_carlo_decks_cell():
+    """The spin-wave step and the Monte Carlo step use the same relaxed cell and the same model constants."""
+    assert (entry(SW).dir / "workspace" / "POSCAR").read_text() == (entry(MC).dir / "workspace" / "POSCAR").read_text()
+    mod = _sw_reference_module()
+    for name in ("prompt.full.md", "prompt.reduced.md"):
+        text = (entry(SW).dir / name).read_text()
+        for j in mod.J_TB2J.values():
+            assert f"{j:+.1f} meV".replace("-", "\u2212") in text
+
+
+def test_sw_reference_physics(tmp_path):
+    """Goldstone modes at Gamma, doubly degenerate pairs (up and down sublattices related by a half translation),
+    no soft mode anywhere on a grid, energies scale as J/S, and the committed values come out of the script."""
+    mod = _sw_reference_module()
+    poscar = str(entry(SW).dir / "workspace" / "POSCAR")
+    cell, frac = mod.read_poscar(poscar)
+    pairs = mod.bonds(cell, frac)
+    assert len(pairs) == 4 * 18
+    s = mod.MOMENT / 2
+    g = 2 * np.pi * np.linalg.inv(cell).T
+    w0 = mod.energies(pairs, s, 1e-7 * g[0])
+    assert w0[:2] == pytest.approx([0, 0], abs=1e-3)
+    rng = np.random.default_rng(3)
+    for q in rng.random((12, 3)):
+        w = mod.energies(pairs, s, q @ g)
+        assert len(w) == 4 and min(w) > 0
+        assert w[0] == pytest.approx(w[1], abs=1e-8) and w[2] == pytest.approx(w[3], abs=1e-8)
+    values = mod.values(poscar)
+    ref = entry(SW).reference().values
+    for key in ref:
+        assert values[key] == pytest.approx(ref[key].value, rel=2e-6)
+    halved = mod.values(poscar, s=2 * s)
+    assert halved["omega_X_upper_meV"] == pytest.approx(values["omega_X_upper_meV"] / 2, rel=1e-9)
+
+
+def test_sw_tolerance_edges_around_the_oracle_answer(oracle_dirs, tmp_path):
+    assert_tolerance_edges(SW, read_answer(oracle_dirs[SW]), tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("trap", "factor"),
+    [("pairs counted once", 0.5), ("S(S+1) mapping", 1.235 / 2.235), ("S = 3/2", 1.235 / 1.5), ("no 1/S^2", 1.235**2)],
+)
+def test_sw_convention_errors_fail_every_check(trap, factor, oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[SW])
+    assert failed(grade_answer(SW, _sw_scaled(base, factor), tmp_path)) == set(SW_ALL), trap
+
+
+def test_sw_splitting_unit_errors_fail(oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[SW])
+    mev = base["omega_X_upper_meV"] - base["omega_X_lower_meV"]
+    assert base["splitting_X_THz"] == pytest.approx(mev * 0.2417989, rel=1e-6)
+    for wrong in (mev, base["splitting_X_THz"] * 2 * np.pi):
+        assert failed(grade_answer(SW, {**base, "splitting_X_THz": wrong}, tmp_path)) == {"splitting-x"}
 
 
 # ------------------------------------------------------------------------------------------------ crn-magnons-workflow

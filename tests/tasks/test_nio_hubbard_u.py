@@ -1,7 +1,8 @@
 """Study nio-hubbard-u (AFM-II NiO with DFT+U): traps, physics of the references, oracles.
 
-Tasks: nio-vasp-afm-u-inputs (input preparation, VASP, graded statically) and nio-u-analysis (output analysis of a
-staged pw.x U scan with an equation of state at each U). The fairness cases, the recall baseline and the tolerance
+Tasks: nio-vasp-afm-u-inputs (input preparation, VASP, graded statically), nio-u-analysis (output analysis of a
+staged pw.x U scan with an equation of state at each U) and nio-u-stiffness-magnetovolume (bulk modulus and
+magnetovolume slope of the Ni moment from the same scan). The fairness cases, the recall baseline and the tolerance
 edges on the oracle's answer run in tests/tasks/test_gates.py; this module adds the study's own traps (those that
 need the staged outputs to build) and physics. Both oracles are quick Python scripts.
 """
@@ -32,7 +33,7 @@ from tests.tasks._helpers import (
 )
 
 STUDY = "nio-hubbard-u"
-ALL = ["nio-vasp-afm-u-inputs", "nio-u-analysis", "nio-vasp-optics-inputs"]
+ALL = ["nio-vasp-afm-u-inputs", "nio-u-analysis", "nio-vasp-optics-inputs", "nio-u-stiffness-magnetovolume"]
 NIO, NU = ALL[:2]
 SERIES = ["U0", "U2", "U4", "U6", "U8"]
 
@@ -172,3 +173,65 @@ def test_nio_u_tolerance_edges_around_the_reference(tmp_path):
     base["series"]["nio_U0"]["U_applied_eV"] = 0.0  # a required field without a check: plain PBE has no U to misread
     assert grade_answer(NU, base, tmp_path / "ref").passed
     assert_tolerance_edges(NU, base, tmp_path)
+
+
+# ------------------------------------------------------------------------------------- nio-u-stiffness-magnetovolume
+
+NS = "nio-u-stiffness-magnetovolume"
+
+
+def _ns_values():
+    import importlib.util
+
+    path = ROOT / "references" / NS / "reproduce" / "values.py"
+    spec = importlib.util.spec_from_file_location("nio_ns_values", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_nio_ns_staged_outputs_are_the_u_scan():
+    """The 30 staged outputs are those of nio-u-analysis (same precomputed step), without the mislabelled run."""
+    names = [p.name for p in sorted(entry(NS).workspace_dir.glob("*.out"))]
+    assert len(names) == 30 and not any(n.startswith("nio_U7") for n in names)
+    for n in names:
+        assert (entry(NS).workspace_dir / n).read_bytes() == (entry(NU).workspace_dir / n).read_bytes()
+
+
+def test_nio_ns_reference_physics():
+    """B0 falls with U as the lattice expands, B0' < 4, the moment grows with volume in every series, and the
+    committed values (and nio-u-analysis's a0) come out of the reference script."""
+    mod = _ns_values()
+    vals = mod.values(entry(NS).workspace_dir)
+    ref = {k: v.value for k, v in entry(NS).reference().values.items()}
+    for key, value in ref.items():
+        assert vals[key] == pytest.approx(value, rel=1e-4, abs=1e-5)
+    b0 = [vals[f"B0_{s}"] for s in SERIES]
+    assert b0 == sorted(b0, reverse=True) and ref["dB0_dU"] < 0
+    assert all(3.0 < vals[f"Bprime_{s}"] < 4.0 for s in SERIES)
+    assert all(vals[f"dm_dlnV_{s}"] > 0.3 for s in SERIES)
+    nu = {k: v.value for k, v in entry(NU).reference().values.items()}
+    assert all(vals[f"a0_{s}"] == pytest.approx(nu[f"a0_{s}"], abs=1e-4) for s in SERIES)
+
+
+def test_nio_ns_traps(oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[NS])
+    # energy per 4-atom cell against volume per formula unit: every B0 and the slope doubled
+    answer = copy.deepcopy(base)
+    for s in SERIES:
+        answer["series"][f"nio_{s}"]["B0_GPa"] *= 2
+    answer["dB0_dU"] *= 2
+    assert failed(grade_answer(NS, answer, tmp_path / "a")) == {f"b0-{s.lower()}" for s in SERIES[1:]} | {"db0-du"}
+    # slope of the moment against ln a instead of ln V
+    answer = copy.deepcopy(base)
+    for s in SERIES:
+        answer["series"][f"nio_{s}"]["dm_dlnV_muB"] *= 3
+    assert failed(grade_answer(NS, answer, tmp_path / "b")) == {f"dm-dlnv-{s.lower()}" for s in SERIES}
+    # the B0 slope without the plain-PBE series
+    b0 = [base["series"][f"nio_{s}"]["B0_GPa"] for s in SERIES[1:]]
+    answer = {**copy.deepcopy(base), "dB0_dU": float(np.polyfit([2, 4, 6, 8], b0, 1)[0])}
+    assert failed(grade_answer(NS, answer, tmp_path / "c")) == {"db0-du"}
+
+
+def test_nio_ns_tolerance_edges_around_the_oracle_answer(oracle_dirs, tmp_path):
+    assert_tolerance_edges(NS, read_answer(oracle_dirs[NS]), tmp_path)
