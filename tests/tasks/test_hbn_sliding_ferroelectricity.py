@@ -2,13 +2,15 @@
 correction): the study graph, the tasks' files, the oracles and the physics the references must obey.
 
 Tasks: hbn-sliding-relax-inputs (input preparation: the constrained relaxation at 1.25 a/sqrt(3)),
-hbn-sliding-potential-step and hbn-sliding-barrier (output analysis of the precomputed path). The generic gates
+hbn-sliding-potential-step, hbn-sliding-barrier and hbn-sliding-ionization-energy (output analysis of the
+precomputed path). The generic gates
 (fairness cases, recall, tolerance edges) are in test_gates.py.
 """
 
 from __future__ import annotations
 
 import filecmp
+import json
 import re
 import shutil
 
@@ -31,7 +33,8 @@ STUDY = "hbn-sliding-ferroelectricity"
 INPUTS = "hbn-sliding-relax-inputs"
 STEP = "hbn-sliding-potential-step"
 BARRIER = "hbn-sliding-barrier"
-TASKS = [INPUTS, STEP, BARRIER]
+IONIZATION = "hbn-sliding-ionization-energy"
+TASKS = [INPUTS, STEP, BARRIER, IONIZATION]
 EPS0 = 8.8541878128e-12
 DEBYE = 3.33564e-30
 AREA = 3**0.5 / 2 * 2.504**2 * 1e-20  # m^2
@@ -65,8 +68,9 @@ def test_the_analysis_tasks_share_one_path_reader():
     assert filecmp.cmp(a, b, shallow=False)
 
 
-def test_the_analysis_tasks_stage_the_same_path():
-    a, b = (entry(t).workspace_dir / "path" for t in (STEP, BARRIER))
+@pytest.mark.parametrize("task", [BARRIER, IONIZATION])
+def test_the_analysis_tasks_stage_the_same_path(task):
+    a, b = (entry(t).workspace_dir / "path" for t in (STEP, task))
     for f in sorted(b.iterdir()):
         assert filecmp.cmp(f, a / f.name, shallow=False), f.name
 
@@ -188,3 +192,42 @@ def test_oracle_answers_agree_with_the_independent_references(oracle_dirs):
     barrier = read_answer(oracle_dirs[BARRIER])
     assert barrier["energy_meV_per_cell"]["SP"] == pytest.approx(rb("E_SP_meV"), rel=1e-4)
     assert barrier["d_angstrom"]["AA"] == pytest.approx(rb("d_AA_angstrom"), abs=1e-4)
+
+
+# ------------------------------------------------------------------------------------------------ ionization
+
+
+def test_ionization_faces_differ_by_the_potential_step():
+    """Top minus bottom face of AB is the vacuum-level step of the potential-step task (both references)."""
+    top, bottom = ref("IE_AB_top_eV", IONIZATION), ref("IE_AB_bottom_eV", IONIZATION)
+    assert 1000 * (top - bottom) == pytest.approx(ref("delta_V_AB_meV"), abs=0.5)
+
+
+def test_ionization_physics_of_the_reference():
+    """The non-polar stackings lie between AB's faces or below them; AA, farthest apart, has the shallowest edge."""
+    top, bottom = ref("IE_AB_top_eV", IONIZATION), ref("IE_AB_bottom_eV", IONIZATION)
+    sp, aa = ref("IE_SP_eV", IONIZATION), ref("IE_AA_eV", IONIZATION)
+    assert bottom < sp < top
+    assert aa < min(bottom, sp)
+    assert 5.0 < aa and top < 6.5
+
+
+def test_ionization_mirror_image_gives_the_ab_faces(oracle_dirs):
+    """BA's faces are AB's swapped, to 0.2 meV, although the raw eigenvalues of the two runs differ by 4 meV."""
+    run = json.loads((oracle_dirs[IONIZATION] / "ionization.json").read_text())
+    ab, ba = run["1.00"], run["2.00"]
+    assert ba["bottom"] == pytest.approx(ab["top"], abs=2e-4)
+    assert ba["top"] == pytest.approx(ab["bottom"], abs=2e-4)
+    assert abs(ab["homo"] - ba["homo"]) > 3e-3
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("AB_top", 2.974), ("AB_bottom", 5.78524), ("AA", 5.67041)],
+    ids=["eigenvalue-alone", "one-vacuum-level", "first-printed-level"],
+)
+def test_ionization_errors_fail_their_checks(field, value, oracle_dirs, tmp_path):
+    answer = read_answer(oracle_dirs[IONIZATION])
+    set_field(answer, f"ionization_energy_eV.{field}", value)
+    report = grade_answer(IONIZATION, answer, tmp_path)
+    assert failed(report) == {f"ie-{field.lower().replace('_', '-')}"}

@@ -1,4 +1,4 @@
-"""Study ni-island-saddles: files, tolerance edges and physics checks of its three tasks and workflow.
+"""Study ni-island-saddles: files, tolerance edges and physics checks of its tasks and workflow.
 
 Oracles run once per session through the `suite_oracles` fixture; every one runs LAMMPS and is `slow` (skipped
 where LAMMPS is missing). The fairness cases and the recall baseline of every task are graded by
@@ -40,6 +40,7 @@ from tests.tasks._helpers import (
 STUDY = "ni-island-saddles"
 TASKS = ["ni-island-eam-saddle", "ni-island-adp-saddle", "ni-island-saddle-certification", "ni-island-glide-rate"]
 WORKFLOW = "ni-island-saddle-workflow"
+MODEL = "ni-island-model"  # the island-model step; its own tool (ni_island.py), not the saddle tool
 WORKSPACE = ROOT / "tasks" / STUDY
 REFERENCES = ROOT / "references"
 TOOL = "ni_saddle.py"
@@ -58,22 +59,22 @@ def ref(task: str, key: str) -> Any:
 # --- files, prompts, empty submissions ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
+@pytest.mark.parametrize("task", [*TASKS, WORKFLOW, MODEL])
 def test_task_files_are_consistent(task):
     assert_files_are_consistent(STUDY, task)
 
 
-@pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
+@pytest.mark.parametrize("task", [*TASKS, WORKFLOW, MODEL])
 def test_reduced_prompt_is_the_full_prompt_without_its_method_section(task):
     assert_reduced_prompt_drops_only_the_method(task)
 
 
-@pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
+@pytest.mark.parametrize("task", [*TASKS, WORKFLOW, MODEL])
 def test_empty_submission_fails(task, tmp_path):
     assert_empty_submission_fails(task, tmp_path)
 
 
-@pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
+@pytest.mark.parametrize("task", [*TASKS, WORKFLOW, MODEL])
 def test_staged_workspace_alone_fails(task, tmp_path):
     assert not grade_dir(task, stage_workspace(task, tmp_path)).passed
 
@@ -81,7 +82,7 @@ def test_staged_workspace_alone_fails(task, tmp_path):
 def test_study_graph_holds_every_task():
     spec = yaml.safe_load((WORKSPACE / "study.yaml").read_text())
     listed = [t for s in spec["steps"] for t in s.get("tasks", [])]
-    assert sorted(listed) == sorted([*TASKS, "ni-island-neb-inputs"])
+    assert sorted(listed) == sorted([*TASKS, MODEL, "ni-island-neb-inputs"])
     selected = [s for s in spec["steps"] if s.get("selected", True)]
     assert 3 <= len(selected) <= 7
 
@@ -95,7 +96,7 @@ def test_the_three_solution_folders_share_one_saddle_tool():
 def test_staged_structures_are_what_the_generator_builds(tmp_path):
     script = REFERENCES / "ni-island-eam-saddle" / "reproduce" / "build_island.py"
     subprocess.run([sys.executable, str(script), str(tmp_path)], check=True)
-    for task in [*TASKS, WORKFLOW]:
+    for task in [*TASKS, WORKFLOW, MODEL]:
         for name in ("initial.data", "final.data"):
             staged = WORKSPACE / task / "workspace" / name
             if name in spec_of(STUDY, task).workspace:
@@ -133,7 +134,7 @@ def test_final_state_is_the_island_moved_rigidly_to_hcp_hollows(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
+@pytest.mark.parametrize("task", [*TASKS, WORKFLOW, MODEL])
 def test_oracle_passes(task, suite_oracles):
     report = grade_dir(task, oracle(task, suite_oracles))
     assert report.passed, [f"{c.id}: {c.message}" for c in report.checks if not c.passed]
@@ -142,7 +143,7 @@ def test_oracle_passes(task, suite_oracles):
 # --- tolerance edges around the reference ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("task", [*TASKS, WORKFLOW])
+@pytest.mark.parametrize("task", [*TASKS, WORKFLOW, MODEL])
 def test_tolerance_edges_around_the_reference(task, tmp_path):
     base = reference_answer(task, ("numeric.scalar", "numeric.array", "numeric.integer"))
     assert_tolerance_edges(task, base, tmp_path)
@@ -223,3 +224,76 @@ def test_workflow_reproduces_its_single_tasks(suite_oracles):
     assert wf["adp_forward_barrier_eV"] == pytest.approx(adp["forward_barrier_eV"], abs=1e-9)
     assert wf["adp_reverse_barrier_eV"] == pytest.approx(adp["reverse_barrier_eV"], abs=1e-9)
     assert wf["unstable_mode_frequency_THz"] == pytest.approx(ref(WORKFLOW, "unstable_mode_frequency_THz"), rel=1e-3)
+
+
+# --- the island model ----------------------------------------------------------------------------------------------
+
+
+def _layer_sites(path: Path) -> tuple[list[tuple[float, float, float]], tuple[float, float]]:
+    lines = path.read_text().splitlines()
+    start = lines.index("Atoms # atomic") + 2
+    atoms = [tuple(float(x) for x in line.split()[2:5]) for line in lines[start:] if line.strip()]
+    lx = float(next(line.split()[1] for line in lines if line.endswith("xlo xhi")))
+    xy = float(next(line.split()[0] for line in lines if line.endswith("xy xz yz")))
+    return atoms, (lx, xy)
+
+
+@pytest.mark.parametrize(("name", "below"), [("initial.data", 12.03), ("final.data", 14.06)])
+def test_model_island_registry(name, below):
+    """The registry trap: the fcc island sits over atoms of the third layer, the hcp island over the second's."""
+    atoms, (lx, xy) = _layer_sites(WORKSPACE / MODEL / "workspace" / name)
+    ly = 17.2444077892
+    centre = atoms[256]  # ID 257, the island's centre
+
+    def over(z_layer: float) -> bool:
+        for x, y, z in atoms[:256]:
+            if abs(z - z_layer) > 0.01:
+                continue
+            dy = (centre[1] - y) / ly
+            dx = centre[0] - x - round(dy) * xy
+            if abs(dy - round(dy)) * ly < 1e-6 and abs(dx / lx - round(dx / lx)) * lx < 1e-6:
+                return True
+        return False
+
+    assert over(below)
+    assert not over(16.0968) and not over(12.03 if below > 13 else 14.06)
+
+
+def test_model_reference_agrees_with_the_band_end_states():
+    """The island's fcc-hcp difference is the reaction energy of the EAM band, from the same relaxed states."""
+    assert 1000 * ref("ni-island-eam-saddle", "reaction_energy_eV") == pytest.approx(
+        ref(MODEL, "island_hcp_minus_fcc_meV"), abs=1e-3
+    )
+
+
+def test_model_reference_physics():
+    """fcc is preferred, more per atom in the island than for one adatom; the island is bound, costs energy against
+    the bulk, and relaxes inward of the bulk layer spacing but stays above a lone adatom."""
+    island, adatom = ref(MODEL, "island_hcp_minus_fcc_meV"), ref(MODEL, "adatom_hcp_minus_fcc_meV")
+    assert 0 < adatom < island / 7
+    assert 0 < ref(MODEL, "binding_energy_eV_per_atom") < 4.45
+    assert 0 < ref(MODEL, "excess_energy_eV_per_atom") < 4.45
+    height = ref(MODEL, "island_height_A")
+    assert 1.85 < height < 3.52 / math.sqrt(3)
+
+
+@pytest.mark.slow
+def test_model_oracle_energies_obey_their_identities(suite_oracles):
+    """binding + excess is the single adatom's energy above the bulk; the island's ends are the band's."""
+    run = json.loads((oracle(MODEL, suite_oracles) / "island" / "island.json").read_text())
+    e = {k: v["E_eV"] for k, v in run["runs"].items()}
+    single = e["adatom_fcc"] - e["slab"] - run["bulk_energy_eV_per_atom"]
+    assert run["binding_energy_eV_per_atom"] + run["excess_energy_eV_per_atom"] == pytest.approx(single, abs=1e-9)
+    assert [v["atoms"] for v in run["runs"].values()] == [263, 263, 256, 257, 257]
+    assert run["bulk_energy_eV_per_atom"] == pytest.approx(-4.45, abs=1e-6)
+
+
+@pytest.mark.reproduction
+def test_model_reproduction_gives_the_reference(tmp_path):
+    if shutil.which("lmp") is None:
+        pytest.skip("LAMMPS (lmp) not installed")
+    script = REFERENCES / MODEL / "reproduce" / "reproduce.sh"
+    subprocess.run(["bash", str(script), str(tmp_path)], check=True, capture_output=True)
+    values = json.loads((tmp_path / "values.json").read_text())
+    for key, entry in reference_of(MODEL).values.items():
+        assert values[key] == pytest.approx(entry.value, abs=1e-4 * max(1.0, abs(entry.value))), key
