@@ -43,12 +43,22 @@ needs_pw = pytest.mark.skipif(not HAS_PW, reason="Quantum ESPRESSO pw.x not inst
 needs_matdyn = pytest.mark.skipif(not HAS_MATDYN, reason="Quantum ESPRESSO matdyn.x not installed")
 needs_phonopy = pytest.mark.skipif(not (HAS_PW and HAS_PHONOPY), reason="pw.x or phonopy not installed")
 
-JSON_TASKS = ["si-eos", "si-eos-analysis", "si-dfpt-phonons", "si-fd-phonons", "si-first-principles-workflow"]
+JSON_TASKS = [
+    "si-eos",
+    "si-eos-analysis",
+    "si-dfpt-phonons",
+    "si-dfpt-elastic-constants",
+    "si-dfpt-thermodynamics",
+    "si-fd-phonons",
+    "si-first-principles-workflow",
+]
 ALL = [*JSON_TASKS, "si-vasp-dielectric-inputs", "optics-inputs"]
 NEEDS = {  # what each oracle runs
     "si-eos": [needs_pw],
     "si-eos-analysis": [],
     "si-dfpt-phonons": [needs_matdyn],
+    "si-dfpt-elastic-constants": [needs_matdyn],
+    "si-dfpt-thermodynamics": [needs_matdyn],
     "si-fd-phonons": [needs_phonopy],
     "si-first-principles-workflow": [needs_phonopy],
     "si-vasp-dielectric-inputs": [],
@@ -655,3 +665,72 @@ def test_si_vasp_pymatgen_dielectric_input_set_fails_where_an_expert_would_not_u
         incar, kpoints = str(inputs.incar), str(inputs.kpoints)
     report = grade_dir("si-vasp-dielectric-inputs", vasp_submission(tmp_path, INCAR=incar, KPOINTS=kpoints))
     assert failed(report) == {"ibrion", "ediff", "kpoints"}
+
+
+# ---------------------------------------------------------------------------------------- si-dfpt-elastic-constants
+
+ELASTIC = reference_answer("si-dfpt-elastic-constants")
+
+
+def test_elastic_reference_is_self_consistent():
+    """rho v^2 relations of a cubic crystal hold among the reference velocities and constants."""
+    rho = ELASTIC["density_kg_m3"]
+    c11, c12, c44 = ELASTIC["C11_GPa"], ELASTIC["C12_GPa"], ELASTIC["C44_GPa"]
+    assert rho * ELASTIC["v_LA_100_m_s"] ** 2 / 1e9 == pytest.approx(c11, rel=1e-3)
+    assert rho * ELASTIC["v_TA_100_m_s"] ** 2 / 1e9 == pytest.approx(c44, rel=1e-3)
+    assert rho * ELASTIC["v_TA_110_pol001_m_s"] ** 2 / 1e9 == pytest.approx(c44, rel=1e-3)
+    assert 2 * rho * ELASTIC["v_TA_110_pol1m10_m_s"] ** 2 / 1e9 == pytest.approx(c11 - c12, rel=1e-3)
+    assert 2 * rho * ELASTIC["v_LA_110_m_s"] ** 2 / 1e9 == pytest.approx(c11 + c12 + 2 * c44, rel=2e-3)
+    assert ELASTIC["B_GPa"] == pytest.approx((c11 + 2 * c12) / 3, rel=1e-3)
+    # density of the calculation's cell: 8 atoms of 28.0855 u in (5.4755 A)^3
+    assert rho == pytest.approx(8 * 28.0855 * 1.66053906660e-27 / (5.4755e-10) ** 3, rel=1e-4)
+    # mechanically stable cubic crystal, and the [110] shear wave polarised along [1-10] is the slower one
+    assert c11 > abs(c12) and c44 > 0 and c11 + 2 * c12 > 0
+    assert ELASTIC["v_TA_110_pol1m10_m_s"] < ELASTIC["v_TA_110_pol001_m_s"]
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({"density_kg_m3": 2329.07, "C11_GPa": 159.86, "C12_GPa": 75.8, "C44_GPa": 58.28, "B_GPa": 103.82},
+         {"density", "c11", "c12", "c44", "bulk-modulus"}),  # the measured lattice constant
+        ({"v_TA_110_pol001_m_s": 4248.0, "v_TA_110_pol1m10_m_s": 5002.7, "C44_GPa": 41.01, "C12_GPa": 42.24},
+         {"v-ta-110-pol001", "v-ta-110-pol1m10", "c44", "c12"}),  # the two [110] shear waves swapped
+        ({"B_GPa": 86.52}, {"bulk-modulus"}),  # the equation-of-state bulk modulus
+        ({"v_TA_100_m_s": 4889.6, "C44_GPa": 54.34}, {"v-ta-100", "c44"}),  # slope at |q| = 0.2 2pi/a
+    ],
+)  # fmt: skip
+def test_elastic_traps_fail(change, failing, tmp_path):
+    report = grade_answer("si-dfpt-elastic-constants", {**ELASTIC, **change}, tmp_path)
+    assert failing <= failed(report)
+
+
+# ------------------------------------------------------------------------------------------- si-dfpt-thermodynamics
+
+THERMO = reference_answer("si-dfpt-thermodynamics")
+
+
+def test_thermodynamics_reference_is_physical():
+    """F = U - TS with U above the zero-point energy; the quantum entropy lies below the classical one's excess."""
+    zpe, f300, s300 = THERMO["ZPE_meV_per_atom"], THERMO["F_vib_300K_meV_per_atom"], THERMO["S_vib_300K_J_per_molK"]
+    u300 = f300 + 300.0 * s300 / 96.4853321233  # meV/atom
+    assert zpe < u300 < zpe + 3 * 8.617333262e-2 * 300.0  # thermal energy below the classical 3 k_B T
+    assert 0 < f300 < zpe  # F falls with T from E_ZP
+    assert 300.0 < THERMO["T_F_zero_K"] < 600.0
+    # zero-point energy against the optical frequency (499 cm^-1): below 3/2 of it, above the acoustic average
+    assert 20.0 < zpe < 1.5 * 499.05 * 0.1239842
+
+
+@pytest.mark.parametrize(
+    ("change", "failing"),
+    [
+        ({"ZPE_meV_per_atom": 119.966, "F_vib_300K_meV_per_atom": 66.878, "S_vib_300K_J_per_molK": 39.3856},
+         {"zpe", "f-300k", "s-300k"}),  # per two-atom cell
+        ({"F_vib_300K_meV_per_atom": -26.544}, {"f-300k"}),  # zero-point energy left out of F
+        ({"F_vib_300K_meV_per_atom": 34.051, "S_vib_300K_J_per_molK": 19.3039, "T_F_zero_K": 439.6},
+         {"f-300k", "s-300k", "t-f-zero"}),  # the 4x4x4 DFPT grid without interpolation
+    ],
+)  # fmt: skip
+def test_thermodynamics_traps_fail(change, failing, tmp_path):
+    report = grade_answer("si-dfpt-thermodynamics", {**THERMO, **change}, tmp_path)
+    assert failing <= failed(report)
