@@ -1,9 +1,9 @@
 """Study hgte-surface-states (topological surface states of a thick HgTe layer, kdotpy): the study graph, the
 task's files, its oracle (a real kdotpy run) and the physics the reference must obey.
 
-Tasks: hgte-layer-subbands and hgte-gated-subbands (run-and-analyze, kdotpy: the flat-band layer and the layer
-with a linear potential drop). Oracles run at most once per module; the generic gates (fairness cases, recall,
-tolerance edges) are in test_gates.py.
+Tasks: hgte-layer-subbands, hgte-gated-subbands and hgte-landau-levels (run-and-analyze, kdotpy: the flat-band
+layer, the layer with a linear potential drop, and the Landau levels of the flat-band layer). Oracles run at most
+once per module; the generic gates (fairness cases, recall, tolerance edges) are in test_gates.py.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from tests.tasks._helpers import (
 STUDY = "hgte-surface-states"
 TASK = "hgte-layer-subbands"
 GATED = "hgte-gated-subbands"
-TASKS = [TASK, GATED]
+LANDAU = "hgte-landau-levels"
+TASKS = [TASK, GATED, LANDAU]
 H_OVER_E = 4.135667696e-15  # T m^2
 
 pytestmark = pytest.mark.skipif(shutil.which("kdotpy") is None, reason="kdotpy is not installed")
@@ -58,7 +59,7 @@ def test_files_are_consistent_and_reduced_prompt_drops_only_the_method(task):
 
 def test_the_tasks_share_one_analysis_tool():
     """Each solution folder is self-contained, so each holds the tool; the copies must not drift apart."""
-    first, second = (entry(t).reference_dir / "solution" / "hgte_fermi.py" for t in TASKS)
+    first, second = (entry(t).reference_dir / "solution" / "hgte_fermi.py" for t in (TASK, GATED))
     assert filecmp.cmp(first, second, shallow=False)
 
 
@@ -142,3 +143,49 @@ def test_gated_oracle_takes_the_last_charge_neutrality_point(oracle_dirs):
     log = (oracle_dirs[GATED] / "kdotpy-run" / "kdotpy.log").read_text()
     assert log.count("Charge neutrality point") == 2  # the flat-band alignment run first, the gated layer last
     assert read_answer(oracle_dirs[GATED])["cnp_above_meV"] == pytest.approx(ref("cnp_above_meV", GATED), abs=0.05)
+
+
+def test_landau_reference_physics():
+    """The density is N eB/h; the Onsager estimate scales as 1/B and agrees with the zero-field SdH frequencies of
+    hgte-layer-subbands; the level count follows it at 3.6 T and falls below it at 4.5 T."""
+    assert ref("density_4p5T_1e11_cm2", LANDAU) == pytest.approx(
+        ref("levels_below_EF_4p5T", LANDAU) * 4.5 / H_OVER_E * 1e-15, rel=1e-6
+    )
+    total_f = ref("onsager_levels_3p6T", LANDAU) * 3.6
+    assert ref("onsager_levels_4p5T", LANDAU) * 4.5 == pytest.approx(total_f, rel=1e-5)
+    # six non-degenerate branches: each pair's frequency twice
+    assert total_f == pytest.approx(2 * sum(ref(f"sdh_{b}_T") for b in ("H1", "E2", "E3")), rel=0.01)
+    assert abs(ref("levels_below_EF_3p6T", LANDAU) - ref("onsager_levels_3p6T", LANDAU)) < 1
+    assert ref("levels_below_EF_4p5T", LANDAU) < ref("onsager_levels_4p5T", LANDAU) - 1
+    low, second = ref("lowest_levels_4p5T_meV", LANDAU)
+    assert 0 < low < second < 30
+
+
+def _levels(folder, field):
+    """(E, llindex, bindex) of every level at the field, from the oracle's kdotpy ll table, sorted by energy."""
+    import csv
+
+    with (folder / "kdotpy-run" / "bdependence-ll.csv").open() as fh:
+        rows = list(csv.reader(fh))
+    head = rows[0]
+    ib, ie, il, ix = (head.index(c) for c in ("bz", "E", "llindex", "bindex"))
+    out = [(float(r[ie]), int(r[il]), int(r[ix])) for r in rows[2:] if r and abs(float(r[ib]) - field) < 1e-6]
+    return sorted(out)
+
+
+@pytest.mark.slow
+def test_landau_oracle_count_is_robust_and_kdotpy_indices_are_not_counts(oracle_dirs):
+    """The levels nearest E_F are more than 1 meV away at both fields, so grid changes cannot move the count; the
+    traps: kdotpy's bindex > 0 (electron side at B = 0) and its distinct LL indices give other numbers."""
+    folder = oracle_dirs[LANDAU]
+    answer = read_answer(folder)
+    for field, key in ((3.6, "levels_below_EF_3p6T"), (4.5, "levels_below_EF_4p5T")):
+        levels = _levels(folder, field)
+        assert min(abs(e - 30.0) for e, _, _ in levels) > 1.0
+        by_bindex = sum(1 for e, _, b in levels if b > 0 and e < 30.0)
+        assert by_bindex > answer[key] + 5
+    counted = [lv for lv in _levels(folder, 4.5) if answer["lowest_levels_4p5T_meV"][0] - 1e-6 <= lv[0] < 30.0]
+    assert len(counted) == answer["levels_below_EF_4p5T"] == ref("levels_below_EF_4p5T", LANDAU)
+    assert len({ll for _, ll, _ in counted}) != len(counted)  # several levels share a Landau-level index
+    lowest = answer["lowest_levels_4p5T_meV"]
+    assert lowest == pytest.approx(ref("lowest_levels_4p5T_meV", LANDAU), abs=0.1)
