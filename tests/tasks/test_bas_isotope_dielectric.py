@@ -88,7 +88,13 @@ def test_study_graph_holds_every_task():
     study = yaml.safe_load((ROOT / "tasks" / STUDY / "study.yaml").read_text())
     listed = [t for s in study["steps"] for t in s.get("tasks", [])]
     assert sorted(listed) == sorted(
-        [*ALL, "bas-natural-dielectric", "bas-isotope-dielectric-shift", "bas-reststrahlen-band"]
+        [
+            *ALL,
+            "bas-natural-dielectric",
+            "bas-isotope-dielectric-shift",
+            "bas-reststrahlen-band",
+            "bas-near-field-heat-flux",
+        ]
     )
     steps = {s["id"]: s for s in study["steps"]}
     assert steps["dielectric-response"]["precomputed"]["reproduce"] == BCD
