@@ -3,8 +3,9 @@
 Tasks: square-afm-spin-waves (run-and-analyze, the method check), crn-ldau-vasp-inputs (input preparation, VASP),
 crn-relaxed-structure (output analysis of an interrupted pw.x vc-relax), crn-wannier-tb2j-inputs (input
 preparation, VASP + Wannier90 + TB2J), crn-monte-carlo-deck (input preparation, VAMPIRE), and the workflow
-crn-magnons-workflow (the last three chained), and crn-spin-waves (run-and-analyze, linear spin waves of CrN
-with model exchange constants). Oracles run at most once per module; the generic gates (fairness
+crn-magnons-workflow (the last three chained), crn-spin-waves (run-and-analyze, linear spin waves of CrN
+with model exchange constants) and crn-neel-estimates (run-and-analyze, mean-field and RPA Neel temperatures of
+the same model). Oracles run at most once per module; the generic gates (fairness
 cases, recall, tolerance edges) are in test_gates.py.
 """
 
@@ -41,9 +42,10 @@ SINGLE = [
     "crn-wannier-tb2j-inputs",
     "crn-monte-carlo-deck",
     "crn-spin-waves",
+    "crn-neel-estimates",
 ]
 WORKFLOW = "crn-magnons-workflow"
-JSON_TASKS = ["square-afm-spin-waves", "crn-relaxed-structure", "crn-spin-waves"]
+JSON_TASKS = ["square-afm-spin-waves", "crn-relaxed-structure", "crn-spin-waves", "crn-neel-estimates"]
 INPUT_TASKS = ["crn-ldau-vasp-inputs", "crn-wannier-tb2j-inputs", "crn-monte-carlo-deck"]
 PRESENT = [t for t in SINGLE if t in CATALOG.entries]
 
@@ -68,6 +70,7 @@ def test_study_graph_holds_every_task_and_its_upstream():
     assert set(PRESENT) <= listed
     assert study.upstream("spin-waves") == {"exchange", "dft-ground-state", "lswt-method-check"}
     assert study.upstream("neel-temperature") == {"exchange", "dft-ground-state"}
+    assert study.upstream("mean-field-neel") == {"exchange", "dft-ground-state"}
 
 
 @pytest.mark.parametrize("task", PRESENT)
@@ -484,6 +487,85 @@ def test_sw_splitting_unit_errors_fail(oracle_dirs, tmp_path):
     assert base["splitting_X_THz"] == pytest.approx(mev * 0.2417989, rel=1e-6)
     for wrong in (mev, base["splitting_X_THz"] * 2 * np.pi):
         assert failed(grade_answer(SW, {**base, "splitting_X_THz": wrong}, tmp_path)) == {"splitting-x"}
+
+
+# ------------------------------------------------------------------------------------------------ crn-neel-estimates
+
+NE = "crn-neel-estimates"
+NE_MF = ["T_MF_afm2_K", "T_MF_fm_K", "T_MF_afm1_K"]
+NE_ALL = {"t-mf-afm2", "t-rpa-afm2", "t-mf-fm", "t-mf-afm1"}
+
+
+def _ne_reference_module():
+    return _load(entry(NE).reference_dir / "reproduce" / "reference_neel.py", "crn_ne_reference")
+
+
+def test_ne_same_cell_and_constants_as_the_spin_waves():
+    """The Neel estimates use the spin-wave step's cell and the same four model constants in both prompts."""
+    assert (entry(NE).dir / "workspace" / "POSCAR").read_text() == (entry(SW).dir / "workspace" / "POSCAR").read_text()
+    mod = _ne_reference_module()
+    assert mod.J_MODEL == _sw_reference_module().J_TB2J
+    for name in ("prompt.full.md", "prompt.reduced.md"):
+        text = (entry(NE).dir / name).read_text()
+        for j in mod.J_MODEL.values():
+            assert f"{j:+.1f} meV".replace("-", "\u2212") in text
+        assert "S(S+1)/3" in text and "S\u00b2 \U0001d4a5_p / 3" in text  # the graded classical and quantum forms
+
+
+def test_ne_reference_physics():
+    """Each order is an eigenvector of J(0); AFM-[110]2 has the largest eigenvalue over the zone; T_MF does not
+    depend on S, the RPA scales as (S+1)/S, the classical RPA lies below the mean field, and the committed
+    values come out of the script (the RPA on smaller grids, extrapolated, to 0.1%)."""
+    mod = _ne_reference_module()
+    poscar = str(entry(NE).dir / "workspace" / "POSCAR")
+    cell, frac = mod.read_poscar(poscar)
+    blist = mod.bonds(cell, frac)
+    assert len(blist) == 4 * 18
+    j0 = mod.coupling_q(blist, np.zeros((1, 3)), 1.0)[0].real
+    assert np.linalg.eigvalsh(j0) == pytest.approx([-19.6, -1.2, -0.4, 30.8], abs=1e-9)
+    g = 2 * np.pi * np.linalg.inv(cell).T
+    f = np.arange(6) / 6
+    qs = np.array([[a, b, c] for a in f for b in f for c in f]) @ g
+    assert np.linalg.eigvalsh(mod.coupling_q(blist, qs, 1.0)).max() == pytest.approx(30.8, abs=1e-9)
+    v = mod.values(poscar, n_pair=(16, 32))
+    ref = entry(NE).reference().values
+    for key in NE_MF:
+        assert v[key] == pytest.approx(ref[key].value, abs=1e-3)
+    assert v["T_RPA_afm2_K"] == pytest.approx(ref["T_RPA_afm2_K"].value, rel=1e-3)
+    s2 = mod.values(poscar, s=2 * mod.S, n_pair=(16, 32))
+    assert s2["T_MF_afm2_K"] == pytest.approx(v["T_MF_afm2_K"], rel=1e-12)
+    ratio = (2 * mod.S + 1) / (2 * mod.S) / ((mod.S + 1) / mod.S)
+    assert s2["T_RPA_afm2_K"] / v["T_RPA_afm2_K"] == pytest.approx(ratio, rel=1e-9)
+    assert v["T_RPA_afm2_K"] * mod.S / (mod.S + 1) < v["T_MF_afm2_K"]
+
+
+def test_ne_tolerance_edges_around_the_oracle_answer(oracle_dirs, tmp_path):
+    assert_tolerance_edges(NE, read_answer(oracle_dirs[NE]), tmp_path)
+
+
+@pytest.mark.parametrize(("trap", "factor"), [("pairs counted once", 0.5), ("Ising 1/2", 1.5), ("no 1/S^2", 1.235**2)])
+def test_ne_convention_errors_fail_every_check(trap, factor, oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[NE])
+    assert failed(grade_answer(NE, {k: base[k] * factor for k in base}, tmp_path)) == NE_ALL, trap
+
+
+def test_ne_spin_length_forms_are_graded_as_stated(oracle_dirs, tmp_path):
+    """S(S+1) in the classical mean field fails the three mean-field checks; S^2 in the quantum RPA fails it."""
+    base = read_answer(oracle_dirs[NE])
+    r = 2.235 / 1.235
+    quantum_mf = {**base, **{k: base[k] * r for k in NE_MF}}
+    assert failed(grade_answer(NE, quantum_mf, tmp_path)) == {"t-mf-afm2", "t-mf-fm", "t-mf-afm1"}
+    classical_rpa = {**base, "T_RPA_afm2_K": base["T_RPA_afm2_K"] / r}
+    assert failed(grade_answer(NE, classical_rpa, tmp_path)) == {"t-rpa-afm2"}
+
+
+def test_ne_signs_and_unconverged_grid_fail(oracle_dirs, tmp_path):
+    base = read_answer(oracle_dirs[NE])
+    assert base["T_MF_fm_K"] < 0 and base["T_MF_afm1_K"] < 0 < base["T_MF_afm2_K"]
+    for key, check in (("T_MF_fm_K", "t-mf-fm"), ("T_MF_afm1_K", "t-mf-afm1")):
+        assert failed(grade_answer(NE, {**base, key: -base[key]}, tmp_path)) == {check}
+    coarse = {**base, "T_RPA_afm2_K": base["T_RPA_afm2_K"] * 1.042}  # an 8^3 grid, not extrapolated
+    assert failed(grade_answer(NE, coarse, tmp_path)) == {"t-rpa-afm2"}
 
 
 # ------------------------------------------------------------------------------------------------ crn-magnons-workflow
