@@ -1,11 +1,12 @@
-"""Study si-ge-interface-phonons: files, tolerance edges, traps and physics checks of its nine tasks and workflow.
+"""Study si-ge-interface-phonons: files, tolerance edges, traps and physics checks of its eleven tasks and workflow.
 
 Oracles run once per session through the `suite_oracles` fixture; those that run LAMMPS or take more than a few
 seconds are `slow` (and skipped where LAMMPS is missing). The fairness cases and the recall baseline of every task
 are graded by tests/tasks/test_gates.py; this module adds what is particular to the study: the normal-incidence
 chain against the strained-Ge phonons, flux conservation and the Caroli identity of the staged blocks, the
-specularity of a translation-invariant interface, the staged files against their generators, and the workflow
-against its single tasks.
+specularity of a translation-invariant interface, the Landauer integral and its normalisation traps, the NEMD
+bath analysis against the conductance task, the staged files against their generators, and the workflow against
+its single tasks.
 """
 
 from __future__ import annotations
@@ -49,10 +50,19 @@ TASKS = [
     "sige-agf-transmission",
     "sige-reflection-specularity",
     "sige-nemd-conductance",
+    "sige-landauer-conductance",
+    "sige-nemd-superlattice-conductivity",
+    "sige-monte-carlo-tables",
 ]
 WORKFLOW = "sige-interface-workflow"
 NEEDS_LMP = {"sige-relax-inputs", "sige-interface-relax", "sige-tersoff-phonons", WORKFLOW}
-SLOW = NEEDS_LMP | {"mass-interface-transmission", "sige-agf-transmission", "sige-reflection-specularity"}
+SLOW = NEEDS_LMP | {
+    "mass-interface-transmission",
+    "sige-agf-transmission",
+    "sige-reflection-specularity",
+    "sige-landauer-conductance",
+    "sige-monte-carlo-tables",
+}
 WORKSPACE = ROOT / "tasks" / STUDY
 REFERENCES = ROOT / "references"
 
@@ -112,7 +122,7 @@ def test_study_graph_holds_every_task():
     listed = [t for s in spec["steps"] for t in s.get("tasks", [])]
     assert sorted(listed) == sorted(TASKS)
     selected = [s for s in spec["steps"] if s.get("selected", True)]
-    assert 3 <= len(selected) <= 7
+    assert 3 <= len(selected) <= 9
 
 
 # --- oracles --------------------------------------------------------------------------------------------------------
@@ -281,9 +291,9 @@ def agf_modules() -> tuple[ModuleType, ModuleType]:
     return module(sol / "transmission.py", "sige_transmission"), module(sol / "specularity.py", "sige_specularity")
 
 
-def test_both_tasks_stage_the_same_blocks():
-    other = WORKSPACE / "sige-reflection-specularity" / "workspace" / "sige_device.h5"
-    assert H5.read_bytes() == other.read_bytes()
+def test_every_agf_task_stages_the_same_blocks():
+    for task in ("sige-reflection-specularity", "sige-landauer-conductance"):
+        assert H5.read_bytes() == (WORKSPACE / task / "workspace" / "sige_device.h5").read_bytes(), task
 
 
 def test_lead_blocks_are_translation_invariant(agf_modules):
@@ -378,3 +388,196 @@ def test_workflow_oracle_reproduces_its_single_tasks(suite_oracles):
         assert ans["reflection"][key] == pytest.approx(ref("sige-reflection-specularity", key), abs=1e-4)
     assert ans["c_Ge_strained_angstrom"] == pytest.approx(ref("sige-interface-relax", "c_Ge_strained_angstrom"),
                                                           abs=1e-5)  # fmt: skip
+
+
+# --- sige-landauer-conductance --------------------------------------------------------------------------------------
+
+LANDAUER = "sige-landauer-conductance"
+XI_TABLE = np.loadtxt(REFERENCES / LANDAUER / "xi.dat")  # the reference Xi(nu) on its 0.025 THz midpoint grid
+
+
+@pytest.fixture(scope="module")
+def landauer() -> ModuleType:
+    return module(REFERENCES / LANDAUER / "solution" / "landauer.py", "sige_landauer")
+
+
+def _landauer_answer(lan: ModuleType, xi: np.ndarray, area: float) -> dict[str, float]:
+    out = lan.conductance(XI_TABLE[:, 0], xi, 0.025, area)
+    return {k: v for k, v in out.items() if k.startswith("G_")}
+
+
+def _area(lan: ModuleType) -> float:
+    return lan.load(H5)[-1]
+
+
+def test_landauer_reference_is_the_integral_of_the_committed_transmission(landauer, tmp_path):
+    ans = _landauer_answer(landauer, XI_TABLE[:, 1], _area(landauer))
+    for key, value in ans.items():
+        assert value == pytest.approx(ref(LANDAUER, key), rel=1e-5), key
+    write_answer(tmp_path, ans)
+    assert grade_dir(LANDAUER, tmp_path).passed
+
+
+@pytest.mark.slow
+def test_landauer_transmission_is_the_upstream_caroli_trace(landauer):
+    """The recursive Green's function of the oracle gives the Xi of sige-agf-transmission at its nine frequencies."""
+    ll, lr, blocks, cp, _ = landauer.load(H5)
+    xi = [landauer.xi(nu, ll, lr, blocks, cp) for nu in (1.0, 5.0, 10.25)]
+    upstream = ref("sige-agf-transmission", "Xi")
+    assert xi == pytest.approx([upstream[0], upstream[3], upstream[7]], abs=1e-5)
+
+
+def test_landauer_physics_of_the_reference():
+    nu, xi = XI_TABLE.T
+    # long-wavelength limit: three acoustic channels, each below one by the acoustic mismatch of Si and Ge
+    assert 2.7 < xi[:20].mean() < 3.0
+    # nothing crosses above the top of the strained-Ge spectrum at this transverse wave vector (about 10.8 THz)
+    assert np.abs(xi[nu > 10.9]).max() < 1e-6 and xi.max() < 9
+    g = [ref(LANDAUER, f"G_{t}K_MW_per_m2_K") for t in (50, 100, 300)]
+    g_cl = ref(LANDAUER, "G_classical_MW_per_m2_K")
+    assert g[0] < g[1] < g[2] < g_cl
+    assert 0.9 < g[2] / g_cl < 0.95  # at 300 K most of the spectrum is classical, not all of it
+
+
+def test_landauer_high_temperature_limit_is_the_classical_value(landauer):
+    area = _area(landauer)
+    old = landauer.TEMPERATURES_K
+    try:
+        landauer.TEMPERATURES_K = [5000.0]
+        hot = landauer.conductance(XI_TABLE[:, 0], XI_TABLE[:, 1], 0.025, area)
+    finally:
+        landauer.TEMPERATURES_K = old
+    assert hot["G_5000K_MW_per_m2_K"] == pytest.approx(hot["G_classical_MW_per_m2_K"], rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("trap", "factor"),
+    [
+        ("per-cubic-face", 4.0),
+        ("averaged-over-8-folded", 1 / 8),
+        ("hbar-with-nu", 1 / (2 * np.pi)),
+        ("omega-with-dnu", 2 * np.pi),
+    ],
+)
+def test_landauer_normalisation_traps_fail_every_temperature(landauer, trap, factor, tmp_path):
+    ans = _landauer_answer(landauer, XI_TABLE[:, 1] * factor, _area(landauer))
+    write_answer(tmp_path, ans)
+    assert failed(grade_dir(LANDAUER, tmp_path)) == {"g-50k", "g-100k", "g-300k", "g-classical"}, trap
+
+
+def test_landauer_classical_occupation_fails_the_finite_temperatures(landauer, tmp_path):
+    g_cl = ref(LANDAUER, "G_classical_MW_per_m2_K")
+    ans = {f"G_{t}K_MW_per_m2_K": g_cl for t in (50, 100, 300)} | {"G_classical_MW_per_m2_K": g_cl}
+    write_answer(tmp_path, ans)
+    assert failed(grade_dir(LANDAUER, tmp_path)) == {"g-50k", "g-100k", "g-300k"}
+
+
+# --- sige-nemd-superlattice-conductivity ----------------------------------------------------------------------------
+
+SUPERLATTICE = "sige-nemd-superlattice-conductivity"
+
+
+def test_superlattice_task_stages_the_nemd_run():
+    for name in ("in.nemd", "sige.data", "log.lammps", "temp_profile.dat"):
+        a = WORKSPACE / SUPERLATTICE / "workspace" / name
+        b = WORKSPACE / "sige-nemd-conductance" / "workspace" / name
+        assert a.read_bytes() == b.read_bytes(), name
+
+
+def test_superlattice_reference_is_consistent_with_the_conductance_task():
+    """The same flux and interface drop as sige-nemd-conductance, over the bath difference and the half period."""
+    dt = ref(SUPERLATTICE, "delta_T_baths_K")
+    assert ref(SUPERLATTICE, "interface_fraction") * dt == pytest.approx(ref("sige-nemd-conductance", "delta_T_K"),
+                                                                          rel=1e-4)  # fmt: skip
+    lz = float(next(ln for ln in (WORKSPACE / SUPERLATTICE / "workspace" / "sige.data").read_text().splitlines()
+                    if ln.endswith("zhi")).split()[1])  # fmt: skip
+    kappa = ref("sige-nemd-conductance", "heat_flux_W_per_m2") * 0.5 * lz * 1e-10 / dt
+    assert ref(SUPERLATTICE, "kappa_eff_W_per_m_K") == pytest.approx(kappa, rel=1e-3)
+
+
+def test_superlattice_baths_lag_their_set_points():
+    """With heat flowing, each Langevin slab sits between its set point and its surroundings: the bath difference
+    is well below the 60 K of the set points, and the interface takes most but not all of it."""
+    assert 50 < ref(SUPERLATTICE, "delta_T_baths_K") < 57
+    assert 0.5 < ref(SUPERLATTICE, "interface_fraction") < 0.7
+
+
+def test_superlattice_set_points_and_thermo_columns_fail(tmp_path):
+    vals = module(REFERENCES / SUPERLATTICE / "reproduce" / "alternatives.py", "sige_superlattice_alt")
+    alt = vals.alternatives(WORKSPACE / SUPERLATTICE / "workspace")
+    for case in ("trap:set-points", "trap:thermo-slab-temperatures"):
+        write_answer(tmp_path / case, alt[case])
+        assert failed(grade_dir(SUPERLATTICE, tmp_path / case)) == {"delta-t-baths", "kappa-eff"}, case
+
+
+# --- sige-monte-carlo-tables ----------------------------------------------------------------------------------------
+
+MC = "sige-monte-carlo-tables"
+
+
+@pytest.fixture(scope="module")
+def mc_tables() -> ModuleType:
+    return module(REFERENCES / MC / "solution" / "tables.py", "sige_mc_tables")
+
+
+def _mc_answer() -> dict[str, Any]:
+    answer = {k: ref(MC, k) for k in ("n_Si", "n_Ge", "T_SiGe", "T_GeSi")}
+    answer |= {f"tau_{s}_{t}K": ref(MC, f"tau_{s}_{t}K") for s in ("SiGe", "GeSi") for t in (100, 300)}
+    return {"frequencies_THz": [1.5, 4.0, 5.2, 6.5, 8.6, 10.5], **answer}
+
+
+def test_mc_tables_stage_the_same_blocks():
+    a = WORKSPACE / MC / "workspace" / "sige_device.h5"
+    assert a.read_bytes() == (WORKSPACE / LANDAUER / "workspace" / "sige_device.h5").read_bytes()
+
+
+def test_mc_reference_obeys_detailed_balance():
+    """Reciprocity: the total transmission is the same from both sides, n_Si T_SiGe = n_Ge T_GeSi."""
+    n_si, n_ge = np.array(ref(MC, "n_Si")), np.array(ref(MC, "n_Ge"))
+    t_sige, t_gesi = np.array(ref(MC, "T_SiGe")), np.array(ref(MC, "T_GeSi"))
+    assert n_si * t_sige == pytest.approx(n_ge * t_gesi, rel=1e-4)
+    assert np.all((t_sige > 0) & (t_sige < 1) & (t_gesi > 0) & (t_gesi < 1))
+    # equal channel counts (the three long-wavelength acoustic branches) give equal probabilities
+    assert n_si[0] == n_ge[0] == 3 and t_sige[0] == pytest.approx(t_gesi[0], abs=1e-5)
+
+
+def test_mc_spectral_average_is_the_landauer_conductance_over_the_ballistic_one(mc_tables):
+    """tau_SiGe(T) from the committed Landauer Xi(nu) and the Si lead bands: G(T) / G_ballistic,Si(T)."""
+    dev = mc_tables.load(H5)
+    bands = mc_tables.lead_bands(dev["lead_l"], 1024)
+    nu, xi = XI_TABLE.T
+    for t in (100, 300):
+        w = mc_tables.heat_weight(float(t))
+        g = float(np.sum(w(nu) * xi) * 0.025)  # J/K per THz of the channel integral's frequency unit
+        # the same numerator is the harmonic conductance of sige-landauer-conductance
+        assert g * 1e12 / dev["area_m2"] / 1e6 == pytest.approx(ref(LANDAUER, f"G_{t}K_MW_per_m2_K"), rel=1e-4)
+        assert g / mc_tables.channel_integral(bands, w) == pytest.approx(ref(MC, f"tau_SiGe_{t}K"), abs=2e-3), t
+
+
+def _xi_as_probability(a: dict[str, Any]) -> dict[str, Any]:
+    return {"T_SiGe": [n * t for n, t in zip(a["n_Si"], a["T_SiGe"], strict=True)]}
+
+
+def _wrong_side_count(a: dict[str, Any]) -> dict[str, Any]:
+    return {"T_SiGe": [ns * t / ng for ns, ng, t in zip(a["n_Si"], a["n_Ge"], a["T_SiGe"], strict=True)]}
+
+
+def _averages_swapped(a: dict[str, Any]) -> dict[str, Any]:
+    return {f"tau_{s}_{t}K": a[f"tau_{o}_{t}K"] for s, o in (("SiGe", "GeSi"), ("GeSi", "SiGe")) for t in (100, 300)}
+
+
+@pytest.mark.parametrize(
+    ("trap", "edit", "failing"),
+    [
+        ("direction-of-incidence-ignored", lambda a: {"T_GeSi": a["T_SiGe"]}, {"t-ge-si"}),
+        ("xi-not-divided-by-channels", _xi_as_probability, {"t-si-ge"}),
+        ("wrong-side-channel-count", _wrong_side_count, {"t-si-ge"}),
+        ("averages-swapped", _averages_swapped, {f"tau-{s}-{t}k" for s in ("si-ge", "ge-si") for t in (100, 300)}),
+    ],
+)
+def test_mc_traps_fail_their_checks(trap, edit, failing, tmp_path):
+    answer = _mc_answer()
+    write_answer(tmp_path / "ok", answer)
+    assert grade_dir(MC, tmp_path / "ok").passed
+    write_answer(tmp_path / trap, answer | edit(answer))
+    assert failed(grade_dir(MC, tmp_path / trap)) == failing, trap
