@@ -15,7 +15,9 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -93,7 +95,18 @@ def stage_workspace(task: str, dest: Path) -> Path:
     return dest
 
 
-_ORACLE_RUNS: dict[tuple[str, bool], Path] = {}
+_ORACLE_RUNS: dict[tuple[str, bool], Future[Path]] = {}
+_LOCK = threading.Lock()
+# Oracles run one at a time in the test thread; a session that will need many (the whole suite's oracle test is
+# selected) runs the next one it needs beside it, on the second core. Each still runs once per session.
+_PLANNED: list[str] = []
+_AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="oracle-ahead")
+_ahead: Future[None] | None = None
+
+
+def plan_oracles(tasks: Sequence[str]) -> None:
+    """The tasks whose oracle this session will run (with the prompt staged); they are run ahead, one at a time."""
+    _PLANNED[:] = list(dict.fromkeys(tasks))
 
 
 def run_oracle(
@@ -105,16 +118,48 @@ def run_oracle(
     No oracle reads the prompt (test_suite.py checks that), so its output is the same under every condition: it
     runs once per task (and once more on the bare workspace) per test session, and each call gets its own copy
     with the prompt of the condition it asked for."""
-    e = entry(task)
-    key = (task, with_prompt)
-    if key not in _ORACLE_RUNS:
-        _ORACLE_RUNS[key] = _run_oracle_once(e, _cache_dir(task), timeout_s=timeout_s, with_prompt=with_prompt)
     if condition is not None and not with_prompt:
         raise AssertionError("a condition needs the prompt staged")
-    shutil.copytree(_ORACLE_RUNS[key], dest, symlinks=True, dirs_exist_ok=True)
+    e = entry(task)
+    run, mine = _claim(task, with_prompt)
+    _run_ahead()
+    if mine:
+        _fill(run, e, with_prompt, timeout_s)
+    shutil.copytree(run.result(), dest, symlinks=True, dirs_exist_ok=True)
     if with_prompt:
         (dest / PROMPT_NAME).write_text(e.prompt(condition or e.conditions()[0]), encoding="utf-8")
     return dest
+
+
+def _claim(task: str, with_prompt: bool) -> tuple[Future[Path], bool]:
+    """The run of (task, with_prompt), and whether the caller must make it (nobody has started it)."""
+    with _LOCK:
+        key = (task, with_prompt)
+        if key in _ORACLE_RUNS:
+            return _ORACLE_RUNS[key], False
+        _ORACLE_RUNS[key] = Future()
+        return _ORACLE_RUNS[key], True
+
+
+def _fill(run: Future[Path], e: TaskEntry, with_prompt: bool, timeout_s: float) -> None:
+    try:
+        run.set_result(_run_oracle_once(e, _cache_dir(e.id), timeout_s=timeout_s, with_prompt=with_prompt))
+    except BaseException as exc:  # the test that waits on it reports it
+        run.set_exception(exc)
+
+
+def _run_ahead() -> None:
+    """Start the next planned oracle nobody has started, unless one already runs ahead."""
+    global _ahead
+    with _LOCK:
+        if _ahead is not None and not _ahead.done():
+            return
+        task = next((t for t in _PLANNED if (t, True) not in _ORACLE_RUNS), None)
+    if task is None:
+        return
+    run, mine = _claim(task, True)
+    if mine:
+        _ahead = _AHEAD.submit(_fill, run, entry(task), True, 600)
 
 
 def _run_oracle_once(e: TaskEntry, dest: Path, *, timeout_s: float, with_prompt: bool) -> Path:

@@ -6,7 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.tasks._helpers import run_oracle
+from tests.tasks._helpers import plan_oracles, run_oracle
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Plan the oracles of the selected suite-wide gates (every task's oracle test and fairness cases), so that
+    each runs ahead of the test that needs it; a run of a few study tests plans nothing."""
+    wanted = []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if item.nodeid.startswith("tests/tasks/test_suite.py::test_oracle_passes") and "entry" in params:
+            wanted.append(params["entry"].id)
+        elif item.nodeid.startswith("tests/tasks/test_gates.py::test_fairness_case") and "task" in params:
+            wanted.append(params["task"])
+    plan_oracles(wanted)
 
 
 @pytest.fixture(scope="module")
