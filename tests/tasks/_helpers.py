@@ -159,7 +159,8 @@ def _run_ahead() -> None:
         return
     run, mine = _claim(task, True)
     if mine:
-        _ahead = _AHEAD.submit(_fill, run, entry(task), True, 600)
+        # the longest limit any test gives an oracle: one run ahead shares the machine with the test thread's
+        _ahead = _AHEAD.submit(_fill, run, entry(task), True, 1800)
 
 
 def _run_oracle_once(e: TaskEntry, dest: Path, *, timeout_s: float, with_prompt: bool) -> Path:
