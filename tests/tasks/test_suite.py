@@ -52,6 +52,20 @@ def test_no_oracle_reads_the_prompt():
     assert readers == []
 
 
+# Tools that several solution folders hold (solution folders are self-contained, so each keeps its copy).
+SHARED_TOOLS = ("agf.py", "bas_disorder.py", "bas_isotope.py", "hbn_path.py", "hgte_fermi.py", "lmp_forces.py",
+                "ni_saddle.py", "transmission.py")  # fmt: skip
+
+
+@pytest.mark.parametrize("tool", SHARED_TOOLS)
+def test_every_copy_of_a_shared_solution_tool_is_the_same_file(tool):
+    paths = {e.id: e.reference_dir / "solution" / tool for e in ENTRIES}
+    copies = {task: path for task, path in paths.items() if path.is_file()}
+    assert len(copies) >= 2, f"{tool} is no longer shared: drop it from SHARED_TOOLS"
+    versions = {path.read_bytes() for path in copies.values()}
+    assert len(versions) == 1, f"the copies of {tool} differ: {sorted(copies)}"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("entry", "condition"),
