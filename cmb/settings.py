@@ -111,6 +111,12 @@ class SandboxSettings(Section):
         "$XDG_CACHE_HOME/cmb/manuals (XDG_CACHE_HOME, else ~/.cache, is the XDG convention, read for this default)",
         json_schema_extra=_env("CMB_MANUALS"),
     )
+    warm_pool: int = Field(
+        default=8,
+        ge=0,
+        description="Sweeps: sandboxes each launcher process keeps created, started and isolation-checked ahead of "
+        "demand, per sandbox shape (one per attempt in flight, at most this many); 0: each attempt makes its own",
+    )
     compute_prices: Path | None = Field(
         default=None,
         description="A compute price sheet (YAML, the form of cmb/models/compute_prices.yaml) that prices each "

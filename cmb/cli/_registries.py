@@ -1,4 +1,4 @@
-"""`cmb agents list`, `cmb backends list`, `cmb checks list`: what is registered, by cmb or by a plugin."""
+"""`cmb agents list`, `cmb backends list|cleanup`, `cmb checks list`: what is registered, by cmb or by a plugin."""
 
 from __future__ import annotations
 
@@ -61,6 +61,28 @@ def backends_list(ctx: click.Context, as_json: bool) -> None:
         (i.name, "yes" if i.unavailable is None else f"no: {i.unavailable}", i.origin, i.description) for i in infos
     ]
     click.echo(render_table(("backend", "runs here", "from", "description"), rows))
+
+
+@backends_group.command("cleanup")
+@_JSON
+@click.pass_context
+def backends_cleanup(ctx: click.Context, as_json: bool) -> None:
+    """Remove what sandboxes of dead harness processes left behind (a killed launcher's, its warm pool's too).
+
+    Nothing of a harness process that still runs is touched; every sweep does this at its end.
+    """
+    from cmb.sandbox import cleanup_orphans
+
+    settings: CmbSettings = ctx.obj["settings"]
+    removed = cleanup_orphans(settings)
+    if as_json:
+        click.echo(json.dumps(removed, indent=2))
+        return
+    rows = [
+        (name, str(len(items)), ", ".join(items[:5]) + (" ..." if len(items) > 5 else ""))
+        for name, items in removed.items()
+    ]
+    click.echo(render_table(("backend", "removed", "objects"), rows))
 
 
 @cli.group("checks")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cmb import __version__
-from cmb.agents import Agent, AgentContext, AgentOutcome, GatewayAccess, SandboxPaths
+from cmb.agents import Agent, AgentContext, AgentOutcome, GatewayAccess
 from cmb.catalog import PROMPT_NAME, CatalogError, TaskEntry, assemble_solution, stage_bundle
 from cmb.gateway import TRAJECTORY, TrajectorySource
 from cmb.grading import GraderConfigError, grade, grader_hash
@@ -40,17 +39,13 @@ from cmb.runner._artifacts import ArtifactDir, artifacts_path, write_atomic
 from cmb.runner._audit import AuditInput, AuditReport, NetworkProbe, audit, sha256_file
 from cmb.runner._codelog import KeyRing, accept_head, code_table, parse_heads, verify_log
 from cmb.runner._collect import collect_log, copy_answers, fetch_into, fetch_work, write_file_list
-from cmb.runner._isolation import NETPROBE, PROBE_TIMEOUT_S, probe_network
-from cmb.runner._supervise import CODES_NAME, HEAD_PREFIX, WRAPPER_NAME
+from cmb.runner._isolation import PROBE_TIMEOUT_S
+from cmb.runner._supervise import HEAD_PREFIX
 from cmb.runner._usage import usage_from_report
+from cmb.runner._warm import HARNESS_DIR, WORK_DIR, Claimed, base_env, open_sandbox
 from cmb.sandbox import ExecResult, Measured, Sandbox, SandboxError, SandboxSpec
 from cmb.settings import DEFAULT_IMAGE
 
-WORK_DIR = "work"
-HOME_DIR = ".agent"
-HARNESS_DIR = ".cmb"
-SUPERVISOR = Path(__file__).with_name("_supervise.py")
-WRAPPER = Path(__file__).with_name("_codewrap.py")
 GRACE_S = 60.0  # beyond the supervisor's own deadline, before the sandbox kills the command
 
 _CATEGORY_CLASS = {
@@ -80,6 +75,9 @@ class RunOptions:
     compute_prices: ComputePriceSheet = field(default_factory=ComputePriceSheet.pinned)
     trajectory: TrajectorySource | None = None  # the gateway's ATIF trajectory of the attempt, when there is one
     retries: int = 0
+    # Claim the sandbox from this process's warm pool of its shape, keeping up to this many spares ready; None:
+    # the attempt makes its own (a single `cmb run`).
+    pool_spares: int | None = None
 
 
 def resolve_profile(entry: TaskEntry, options: RunOptions) -> ResourceProfile:
@@ -264,48 +262,34 @@ def run_attempt(
     killed: frozenset[str] = frozenset()
     collected_dir: Path | None = None
     sandbox: Sandbox | None = None
+    claimed: Claimed | None = None
     agent_seconds = 0.0
     log_text = ""
     with tempfile.TemporaryDirectory(prefix="cmb-attempt-") as tmp_name:
         tmp = Path(tmp_name)
         try:
             with state.phase("setup"):
-                paths_rel, prompt = _stage(entry, key, profile, tmp, staged_hashes)
+                work, prompt = _stage(entry, key, profile, tmp, staged_hashes)
                 mounts, mounts_warning = _mounts(options, backend)
                 spec = SandboxSpec(
                     name=key.slug,
                     profile=profile,
                     image=image_of_task(entry) or options.image,
-                    env=_base_env(),
+                    env=base_env(),
                     gateway_url=options.gateway.base_url,
                     readonly_mounts=mounts,
                     hidden=(entry.root,),  # the suite root: references/ and graders/
                 )
-                sandbox = backend(spec)
-                if mounts_warning is not None:
-                    sandbox.warnings.append(mounts_warning)
-                sandbox.start()
-                root = _probe_root(sandbox)
-                paths = SandboxPaths(
-                    root=root,
-                    work=f"{root}/{WORK_DIR}",
-                    home=f"{root}/{HOME_DIR}",
-                    harness=f"{root}/{HARNESS_DIR}",
-                    prompt_file=f"{root}/{WORK_DIR}/{PROMPT_NAME}",
-                )
-                sandbox.put(paths_rel["work"], WORK_DIR)
-                sandbox.put(paths_rel["harness"], HARNESS_DIR)
-                sandbox.put(paths_rel["home"], HOME_DIR)
-                env = {**sandbox.thread_env(), **_base_env(), "HOME": paths.home}
+                warnings = [mounts_warning] if mounts_warning is not None else []
+                claimed = open_sandbox(backend, spec, options.check_network, options.pool_spares, warnings)
+                sandbox = claimed.sandbox
+                paths, env, state.network = claimed.prepared.paths, claimed.prepared.env, claimed.prepared.network
+                sandbox.put(work, WORK_DIR)
                 gateway = GatewayAccess(
                     base_url=sandbox.gateway_url if options.gateway.base_url else None,
                     api_key=options.gateway.api_key,
                     model=options.gateway.model,
                 )
-                if options.check_network:
-                    state.network = probe_network(sandbox, paths, gateway.base_url, env)
-                else:
-                    state.network = NetworkProbe(ran=True, reached=[], error="not checked")
             ctx = _Context(
                 sandbox,
                 ring,
@@ -338,7 +322,8 @@ def run_attempt(
                     if (verifier := verifier_of(entry)) is not None:
                         _run_verifier(sandbox, entry, verifier, env, paths.work, state)
                     collected_dir = _collect(sandbox, entry, tmp, art.path, options, state)
-                    log_text, heads_text = collect_log(sandbox, HARNESS_DIR, tmp)
+                    missing = any(segment.head is None for segment in ring.segments)
+                    log_text, heads_text = collect_log(sandbox, HARNESS_DIR, tmp, heads=missing)
                 except SandboxError as exc:
                     if not _broke_its_limits(state.outcome):
                         raise
@@ -358,7 +343,7 @@ def run_attempt(
                 state.sandbox_warnings = list(sandbox.warnings)
                 state.measured = _measure(sandbox)
                 try:
-                    sandbox.teardown()
+                    claimed.release() if claimed is not None else sandbox.teardown()
                 except Exception as exc:  # noqa: BLE001 - the attempt is complete; a leftover is the janitor's
                     state.sandbox_warnings.append(f"teardown failed: {type(exc).__name__}: {exc}")
 
@@ -395,8 +380,8 @@ def run_attempt(
 
 def _stage(
     entry: TaskEntry, key: RunKey, profile: ResourceProfile, tmp: Path, staged_hashes: dict[str, str]
-) -> tuple[dict[str, Path], str]:
-    """Host folders for the bundle (with the time notice), the harness files and the agent's home."""
+) -> tuple[Path, str]:
+    """The host folder of the working folder: the bundle, with the time notice in its prompt."""
     work = tmp / "stage-work"
     stage_bundle(entry, key.condition, work)
     # A verifier writes the answer files itself: the agent is not told to.
@@ -407,16 +392,7 @@ def _stage(
     for path in work.rglob("*"):
         if path.is_file():
             staged_hashes[str(path.relative_to(work))] = sha256_file(path)
-    harness = tmp / "stage-harness"
-    harness.mkdir()
-    shutil.copyfile(SUPERVISOR, harness / "_supervise.py")
-    shutil.copyfile(WRAPPER, harness / WRAPPER_NAME)
-    shutil.copyfile(NETPROBE, harness / "_netprobe.py")
-    (harness / CODES_NAME).write_text(code_table().model_dump_json(), encoding="utf-8")
-    home = tmp / "stage-home"
-    home.mkdir()
-    (home / ".keep").write_text("", encoding="utf-8")
-    return {"work": work, "harness": harness, "home": home}, prompt
+    return work, prompt
 
 
 def _run_verifier(
@@ -465,19 +441,6 @@ def _mounts(options: RunOptions, backend: type[Sandbox]) -> tuple[dict[str, Path
         return mounts, warning
     mounts[MOUNT_POINT] = options.manuals
     return mounts, None
-
-
-def _base_env() -> dict[str, str]:
-    """What every command in the sandbox sees besides the backend's own (PATH, threads): nothing of the harness's."""
-    return {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
-
-
-def _probe_root(sandbox: Sandbox) -> str:
-    result = sandbox.exec(["/bin/sh", "-c", "pwd"], timeout_s=PROBE_TIMEOUT_S)
-    root = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-    if result.exit_code != 0 or not root.startswith("/"):
-        raise SandboxError(f"cannot find the sandbox workdir (exit {result.exit_code}: {result.stderr[-200:]})")
-    return root
 
 
 def _collect(

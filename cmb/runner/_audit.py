@@ -28,6 +28,10 @@ class NetworkProbe(CmbModel):
     ran: bool = Field(description="Whether the probe ran at all")
     reached: list[str] = Field(default_factory=list, description="Destinations it connected to")
     error: str | None = None
+    sandbox: str | None = Field(default=None, description="The sandbox probed (a pooled one is named by its pool)")
+    warm_s: float | None = Field(
+        default=None, description="Seconds from the probe to the attempt's claim of a pooled sandbox; none: not pooled"
+    )
 
     @property
     def isolated(self) -> bool:

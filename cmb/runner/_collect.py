@@ -103,19 +103,24 @@ def write_file_list(collected: Path, art: Path) -> None:
     write_atomic(art / "files.json", json.dumps(manifest, indent=1))
 
 
-def collect_log(sandbox: Sandbox, harness_dir: str, tmp: Path) -> tuple[str, list[str]]:
-    """The supervisor's code log and the segment heads it left, as text; empty where they cannot be read."""
+def collect_log(sandbox: Sandbox, harness_dir: str, tmp: Path, heads: bool = True) -> tuple[str, list[str]]:
+    """The supervisor's code log and (with `heads`) the segment heads it left, as text; empty where unreadable.
+
+    Each head also came on its command's stderr; the file copies are needed only where one did not.
+    """
     out = tmp / "harness-out"
     log_text = ""
-    heads: list[str] = []
+    found: list[str] = []
     try:
         if fetch_into(sandbox, f"{harness_dir}/{LOG_NAME}", out, 64 * 1024 * 1024):
             log_text = (out / LOG_NAME).read_text(encoding="utf-8", errors="replace")
     except (SandboxError, ValueError, OSError):
         log_text = ""
+    if not heads:
+        return log_text, found
     try:
         if fetch_into(sandbox, f"{harness_dir}/heads", out / "heads", 1024 * 1024):
-            heads = [p.read_text(encoding="utf-8", errors="replace") for p in sorted((out / "heads").glob("*.json"))]
+            found = [p.read_text(encoding="utf-8", errors="replace") for p in sorted((out / "heads").glob("*.json"))]
     except (SandboxError, ValueError, OSError):
-        heads = []
-    return log_text, heads
+        found = []
+    return log_text, found

@@ -66,13 +66,18 @@ class Launch:
     queued_at: datetime | None = None
     prices: ComputePriceSheet = field(default_factory=ComputePriceSheet.pinned)  # read once, by prepare()
 
-    def run(self) -> RunRecord:
-        """Run the attempt's lifecycle; an agent that needs a gateway and has none gets one for the duration."""
+    def run(self, pooled: bool = False) -> RunRecord:
+        """Run the attempt's lifecycle; an agent that needs a gateway and has none gets one for the duration.
+
+        `pooled` (a sweep's launchers): the sandbox comes from this process's warm pool, as the settings size it.
+        """
         home = self.settings.store.home
         config = self.settings.gateway.config
         with sweep_gateway(home, self.options.gateway, self.agent.needs_gateway, config) as endpoint:
             access, meter = attempt_access(endpoint, self.key, self.agent_ref.model)
             options = self.run_options(access, meter, attempt_trajectory(endpoint))
+            if pooled and self.settings.sandbox.warm_pool > 0:
+                options.pool_spares = self.settings.sandbox.warm_pool
             return run_attempt(self.key, self.entry, self.agent, self.backend, options)
 
     def run_options(
@@ -137,9 +142,11 @@ def launch(
     profile: ResourceProfile | None = None,
     retries: int = 0,
     queued_at: datetime | None = None,
+    pooled: bool = False,
 ) -> RunRecord:
-    """Resolve and run one attempt: the launch path of `cmb run` and of every sweep attempt."""
-    return prepare(key, entry, options, settings, profile=profile, retries=retries, queued_at=queued_at).run()
+    """Resolve and run one attempt: the launch path of `cmb run` and of every sweep attempt (`pooled`)."""
+    launch = prepare(key, entry, options, settings, profile=profile, retries=retries, queued_at=queued_at)
+    return launch.run(pooled=pooled)
 
 
 def compute_prices(settings: CmbSettings) -> ComputePriceSheet:

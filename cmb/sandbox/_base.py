@@ -96,6 +96,10 @@ class Sandbox(ABC):
         if self.processes_outlive_exec:
             self.exec(["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"], timeout_s=30)
 
+    def alive(self) -> bool:
+        """Whether a started sandbox can still run commands (a pool asks before handing one out)."""
+        return True
+
     def measure(self) -> Measured | None:
         """CPU seconds and peak memory of the sandbox's processes so far; None where the backend cannot tell.
 

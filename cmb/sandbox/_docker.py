@@ -301,6 +301,13 @@ class DockerSandbox(Sandbox):
         if r.exit_code != 0:
             raise SandboxError(f"workspace {self.spec.workdir} is not writable by uid 1000 in {self.spec.image}")
 
+    def alive(self) -> bool:
+        """The container still runs (its keeper's lifetime may have run out while it waited in a pool)."""
+        if self.container is None:
+            return False
+        self.container.reload()
+        return bool(self.container.status == "running")
+
     def measure(self) -> Measured | None:
         """The engine's counters of the container's cgroup: CPU time, and peak memory.
 

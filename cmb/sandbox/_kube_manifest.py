@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from cmb.sandbox._base import SandboxSpec
+from cmb.sandbox._owner import owner_label_value
 from cmb.settings import KubernetesSettings
 
 MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -17,6 +18,7 @@ ROLE = "cmb/role"
 SANDBOX = "cmb/sandbox"
 PROFILE = "cmb/profile"
 POOL = "cmb/pool"
+OWNER = "cmb/owner"  # host.pid of the harness process that made the Job: the janitor removes a dead one's
 WORKFLOW_TAINT = "cmb/workflow"
 SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 AGENT, FILES = "agent", "files"
@@ -45,6 +47,7 @@ def labels_for(spec: SandboxSpec) -> dict[str, str]:
         ROLE: "agent",
         SANDBOX: spec.name,
         PROFILE: spec.profile.name,
+        OWNER: owner_label_value(),
     }
 
 

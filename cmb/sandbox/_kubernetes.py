@@ -42,8 +42,9 @@ from typing import Any, ClassVar
 from cmb.sandbox._base import ExecResult, Measured, Sandbox, SandboxError, SandboxSpec, register_backend
 from cmb.sandbox._cgroup import REPORT_SCRIPT, parse_report
 from cmb.sandbox._files import extract_tar, relative_parts
-from cmb.sandbox._kube_manifest import AGENT, FILES, MANAGED_BY, ROLE, job_manifest
+from cmb.sandbox._kube_manifest import AGENT, FILES, MANAGED_BY, OWNER, ROLE, job_manifest
 from cmb.sandbox._kube_pods import DISK_LIMIT, PodVerdict, PodWatch, classify_pod, pod_ready
+from cmb.sandbox._owner import owner_dead, owner_of_label
 from cmb.settings import CmbSettings, KubernetesSettings
 
 log = logging.getLogger(__name__)
@@ -237,6 +238,10 @@ class KubernetesSandbox(Sandbox):
             raise SandboxError(f"Job {self.spec.name} cannot run: {value.reason}: {value.message}".rstrip(": "))
         self.pod_name = value["metadata"]["name"]
 
+    def alive(self) -> bool:
+        """The pod runs and nothing has ended it (a pooled pod may have been evicted or deleted while it waited)."""
+        return self.pod_name is not None and self._verdict() is None
+
     def measure(self) -> Measured | None:
         """The agent container's own cgroup, read by an exec (cgroup v2 on current nodes, v1 on older ones)."""
         if self.pod_name is None:
@@ -276,7 +281,11 @@ class KubernetesSandbox(Sandbox):
 
     @classmethod
     def cleanup(cls, selector: str = "", *, finished_only: bool = False) -> list[str]:
-        """Delete cmb's agent Jobs matching an extra label selector (e.g. a sweep's); returns their names."""
+        """Delete cmb's agent Jobs matching an extra label selector (e.g. a sweep's); returns their names.
+
+        `finished_only` spares running Jobs, except those whose harness process is known dead (one of this host
+        that no longer runs): a killed launcher's sandboxes, its warm pool's among them.
+        """
         from kubernetes import client as k
 
         settings = cls.kube
@@ -287,7 +296,8 @@ class KubernetesSandbox(Sandbox):
         for job in jobs.items:
             conditions = (job.status.conditions if job.status else None) or []
             finished = any(c.type in ("Complete", "Failed") and c.status == "True" for c in conditions)
-            if finished_only and not finished:
+            orphaned = owner_dead(owner_of_label((job.metadata.labels or {}).get(OWNER))) is True
+            if finished_only and not (finished or orphaned):
                 continue
             batch.delete_namespaced_job(job.metadata.name, settings.namespace, propagation_policy="Background")
             removed.append(job.metadata.name)
@@ -295,7 +305,7 @@ class KubernetesSandbox(Sandbox):
 
     @classmethod
     def cleanup_orphans(cls) -> list[str]:
-        """Finished agent Jobs whose TTL has not removed them yet (running ones may belong to a live sweep)."""
+        """Finished agent Jobs whose TTL has not removed them yet, and running ones of a dead harness process."""
         return cls.cleanup(finished_only=True)
 
     # -- exec ------------------------------------------------------------------------------------------------------

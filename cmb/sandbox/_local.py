@@ -118,6 +118,10 @@ class LocalSandbox(Sandbox):
             self._warn("not root: the sandbox runs as the harness's own user")
         self._started = True
 
+    def alive(self) -> bool:
+        """The sandbox folder is still there."""
+        return self._started and self.workspace.is_dir()
+
     def measure(self) -> Measured | None:
         """The cgroup's own counters; without a cgroup (not root) nothing measures the sandbox as a whole."""
         return self.cgroup.usage() if self.cgroup is not None else None

@@ -25,3 +25,16 @@ def owner_dead(tag: str | None) -> bool | None:
     except PermissionError:
         return False
     return False
+
+
+def owner_label_value() -> str:
+    """The owner tag as a Kubernetes label value (no colon; at most 63 characters, so a long host name is cut)."""
+    host, _, pid = owner_tag().partition(":")
+    cut = host[: 62 - len(pid)].rstrip("-_.") or "host"
+    return f"{cut}.{pid}"
+
+
+def owner_of_label(value: str | None) -> str | None:
+    """The owner tag a label value of owner_label_value() stands for (a cut host name never matches this one)."""
+    host, _, pid = (value or "").rpartition(".")
+    return f"{host}:{pid}" if host and pid.isdigit() else None

@@ -139,3 +139,21 @@ def test_agents_list_includes_the_agents_files_of_the_settings(tmp_path):
         assert str(spec) in line and "Our lab's CLI." in line
     finally:
         AGENTS.pop("lab-cli", None)
+
+
+def test_backends_cleanup_removes_what_a_dead_harness_left_and_nothing_of_a_live_one(tmp_path, monkeypatch):
+    import subprocess
+
+    from cmb.sandbox import LocalSandbox
+    from cmb.sandbox._owner import owner_tag
+
+    monkeypatch.setattr(LocalSandbox, "base_dir", tmp_path)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    host = owner_tag().partition(":")[0]
+    for name, owner in (("cmbpool-dead", f"{host}:{gone.pid}"), ("cmbpool-live", owner_tag())):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "owner").write_text(owner)
+    removed = json.loads(_run("backends", "cleanup", "--json").output)
+    assert "cmbpool-dead" in removed["local"] and "cmbpool-live" not in removed["local"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cmbpool-live"]

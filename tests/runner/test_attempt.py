@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from cmb.agents import Agent, AgentContext, AgentOutcome, ReplayAgent, Run, Writ
 from cmb.catalog import Catalog, TaskEntry
 from cmb.models import AuditFlags, ComputePriceSheet, Condition, ExitReason, FailureClass, RunKey, RunRecord
 from cmb.runner import RunOptions, artifacts_path, run_attempt, time_notice
-from cmb.sandbox import Measured, SandboxError
+from cmb.sandbox import Measured, SandboxError, drain_pools
 from tests.runner._toy import ANSWER, honest_steps, install_fake_pw, key, path_with, write_suite
 from tests.runner.fake_sandbox import FakeSandbox
 
@@ -25,9 +26,11 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TaskEntry:
     return write_suite(tmp_path / "suite")
 
 
-@pytest.fixture
-def opts(tmp_path: Path) -> RunOptions:
-    return RunOptions(home=tmp_path / "home", check_network=False, time_limit_s=60)
+@pytest.fixture(params=[None, 1], ids=["own-sandbox", "warm-pool"])
+def opts(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunOptions]:
+    """Every lifecycle test runs on a sandbox of its own and on one claimed from a warm pool."""
+    yield RunOptions(home=tmp_path / "home", check_network=False, time_limit_s=60, pool_spares=request.param)
+    drain_pools()
 
 
 def _run(entry: TaskEntry, agent: Agent, opts: RunOptions, k: RunKey | None = None) -> RunRecord:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from cmb.sandbox import Sandbox, SandboxSpec, get_backend
+from cmb.sandbox import Sandbox, SandboxPool, SandboxSpec, get_backend
 from tests.sandbox._support import SLIM_IMAGE, TEST_PROFILE, SandboxFactory, TcpServer, build_image, require_backend
 
 
@@ -24,8 +25,13 @@ def full_image() -> str:
 
 @pytest.fixture
 def make_sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxFactory]:
-    """make_sandbox(backend, **profile_overrides) -> a started sandbox, torn down after the test."""
+    """make_sandbox(backend, **profile_overrides) -> a started sandbox, torn down after the test.
+
+    Where the test takes a `pooled` parameter that is true, the sandbox is one a warm pool made ahead of the claim.
+    """
     created: list[Sandbox] = []
+    pools: list[SandboxPool] = []
+    pooled = "pooled" in request.fixturenames and bool(request.getfixturevalue("pooled"))
 
     def make(backend: str, *, name: str | None = None, start: bool = True, **kw: Any) -> Sandbox:
         require_backend(backend)
@@ -40,6 +46,18 @@ def make_sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxFactory]:
             image=image or SLIM_IMAGE,
             **spec_kw,
         )
+        if pooled and start and name is None:
+            pool = SandboxPool(get_backend(backend), spec, lambda sb: None, max_spares=1)
+            pools.append(pool)
+            pool.retire(pool.claim(profile.time_limit_s).sandbox)  # the first claim is made on demand
+            deadline = time.monotonic() + 180
+            while pool.ready == 0:
+                assert pool.last_error is None and time.monotonic() < deadline, pool.last_error
+                time.sleep(0.05)
+            warm = pool.claim(profile.time_limit_s)  # made and started by the pool's own thread, ahead of this
+            assert pool.stats["claimed_warm"] == 1
+            created.append(warm.sandbox)
+            return warm.sandbox
         sandbox = get_backend(backend)(spec)
         created.append(sandbox)
         if start:
@@ -49,6 +67,8 @@ def make_sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxFactory]:
     yield make
     for sandbox in created:
         sandbox.teardown()
+    for pool in pools:
+        pool.drain()
 
 
 @pytest.fixture

@@ -30,6 +30,12 @@ from tests.sandbox._support import (
 pytestmark = pytest.mark.parametrize("backend", backend_params())
 
 
+@pytest.fixture(autouse=True, params=[False, True], ids=["own", "pooled"])
+def pooled(request: pytest.FixtureRequest) -> bool:
+    """Each sandbox made for its test, or one a warm pool made and started ahead of the claim: both must conform."""
+    return bool(request.param)
+
+
 def sh(sandbox: Sandbox, script: str, timeout_s: float = 60, **kw):
     return sandbox.exec(["sh", "-c", script], timeout_s=timeout_s, **kw)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -15,10 +16,12 @@ from typing import Any
 import pytest
 
 from cmb.models import DEFAULT_PROFILES, ResourceProfile
-from cmb.sandbox import Measured, SandboxError, SandboxSpec
+from cmb.sandbox import Measured, SandboxError, SandboxPool, SandboxSpec
 from cmb.sandbox._kube_manifest import MIN_K8S, job_manifest, manifest_dict
 from cmb.sandbox._kube_pods import PodVerdict, classify_pod
 from cmb.sandbox._kubernetes import KubernetesSandbox, reset_client_configuration
+from cmb.sandbox._owner import owner_of_label, owner_tag
+from cmb.sandbox._pool import NAME_PREFIX
 from cmb.settings import CmbSettings, KubernetesSettings
 from tests.sandbox.fake_kube_apiserver import FakeKubeApiServer
 
@@ -430,3 +433,65 @@ def test_round_trip_on_a_real_cluster(tmp_path: Path, monkeypatch: pytest.Monkey
     finally:
         sb.teardown()
     assert json.dumps(sb.warnings)  # nothing to assert beyond a clean run
+
+
+# -- warm pools of pre-created pods ---------------------------------------------------------------------------------
+
+
+def _pool_jobs(cluster: FakeKubeApiServer) -> list[str]:
+    return sorted(name for _, name in cluster.jobs if name.startswith(NAME_PREFIX))
+
+
+def _wait_ready(pool: SandboxPool, n: int = 1) -> None:
+    deadline = time.monotonic() + 60
+    while pool.ready < n:
+        assert pool.last_error is None and time.monotonic() < deadline, pool.last_error
+        time.sleep(0.05)
+
+
+def test_a_warm_pool_keeps_pods_running_ahead_of_claims_and_leaves_none(cluster: FakeKubeApiServer) -> None:
+    pool = SandboxPool(KubernetesSandbox, spec("shape"), lambda sb: sb.exec(["pwd"], timeout_s=30).stdout, 1)
+    try:
+        first = pool.claim(60)  # nothing asked for before: made now
+        _wait_ready(pool)
+        (spare,) = set(_pool_jobs(cluster)) - {first.sandbox.spec.name}
+        assert cluster.pod_of(spare)["status"]["phase"] == "Running"  # the pod runs before anyone claims it
+        pool.retire(first.sandbox)
+        warm = pool.claim(60)
+        assert warm.sandbox.spec.name == spare and warm.facts.strip().startswith("/")  # prepared ahead too
+        r = warm.sandbox.exec(["sh", "-c", "echo warm > w.txt && cat w.txt"], timeout_s=30)
+        assert (r.exit_code, r.stdout) == (0, "warm\n")
+        job = cluster.jobs[("cmb-agents", spare)]
+        assert owner_of_label(job["metadata"]["labels"]["cmb/owner"]) == owner_tag()
+        # A pooled pod that ended while it waited (evicted, its Job deleted) is not handed out.
+        _wait_ready(pool)
+        (gone,) = set(_pool_jobs(cluster)) - {first.sandbox.spec.name, spare}
+        cluster.evict(cluster.pod_of(gone)["metadata"]["name"])
+        deadline = time.monotonic() + 30
+        while pool._ready and pool._ready[0].sandbox.alive():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        replacement = pool.claim(60)
+        assert replacement.sandbox.spec.name not in (gone, spare)
+        pool.retire(warm.sandbox)
+        pool.retire(replacement.sandbox)
+    finally:
+        pool.drain()
+    deadline = time.monotonic() + 30
+    while _pool_jobs(cluster):
+        assert time.monotonic() < deadline, _pool_jobs(cluster)
+        time.sleep(0.1)
+
+
+def test_the_janitor_removes_running_jobs_of_a_dead_harness_only(
+    cluster: FakeKubeApiServer, sandboxes: list[KubernetesSandbox]
+) -> None:
+    alive, orphan = make(sandboxes, "cmb-ow-sf-0-kkkk"), make(sandboxes, "cmb-ow-sf-1-llll")
+    alive.start()
+    orphan.start()
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    host = owner_tag().partition(":")[0]
+    cluster.jobs[("cmb-agents", "cmb-ow-sf-1-llll")]["metadata"]["labels"]["cmb/owner"] = f"{host}.{ended.pid}"
+    assert KubernetesSandbox.cleanup_orphans() == ["cmb-ow-sf-1-llll"]
+    assert ("cmb-agents", "cmb-ow-sf-0-kkkk") in cluster.jobs
