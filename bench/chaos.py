@@ -84,13 +84,17 @@ def docker_up() -> bool:
         return False
 
 
-def running_sandboxes() -> set[str]:
-    """Names of the sandbox containers running now (empty while dockerd is down)."""
+def attempts_in_flight(artifacts: Path) -> set[str]:
+    """Slugs of the attempts under way now: each builds its artifacts in a staging folder until it is recorded.
+
+    (Not the sandboxes' names: an attempt whose sandbox came from a warm pool runs in one named by its pool.)
+    """
     try:
-        found = docker_client().containers.list(filters={"label": ["cmb=1", "cmb.role=sandbox"]})
-    except Exception:
+        return {
+            p.name[1:].split(".tmp-")[0] for p in artifacts.iterdir() if p.name.startswith(".") and ".tmp-" in p.name
+        }
+    except OSError:
         return set()
-    return {c.labels.get("cmb.name", c.name) for c in found}
 
 
 def labelled_objects() -> dict[str, list[str]]:
@@ -321,7 +325,8 @@ class Round:
             return -1
 
     def running(self, agent: str | None = None) -> list[str]:
-        keys = [self.by_slug[s] for s in running_sandboxes() if s in self.by_slug]
+        flight = attempts_in_flight(self.camp.home / "artifacts" / self.sweep)
+        keys = [self.by_slug[s] for s in flight if s in self.by_slug]
         return [k for k in keys if agent is None or RunKey.parse(k).agent == agent]
 
     def strike(self, fault: Fault, driver: subprocess.Popen[bytes]) -> None:

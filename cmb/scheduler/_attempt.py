@@ -1,7 +1,7 @@
 """What a launcher does with one job, with no Ray in sight.
 
-It runs the attempt function, decides between retry and record, writes the record to the store (the truth) and
-mirrors it to MLflow (best effort).
+It runs the attempt function, decides between retry and record, and writes the record to the store (the truth).
+MLflow is not on this path: the driver's mirror follows the store (cmb.store.MirrorProcess).
 
 The attempt function is injectable: `(key, entry, context) -> RunRecord`. The default launches the real attempt
 lifecycle exactly as `cmb run` does (cmb.runner.launch); tests and benchmarks pass fast fakes. It must be
@@ -23,7 +23,7 @@ from cmb.catalog import TaskEntry
 from cmb.models import AttemptOptions, ExitReason, FailureClass, ResourceProfile, RunKey, RunRecord
 from cmb.scheduler._plan import Attempt
 from cmb.settings import CmbSettings
-from cmb.store import MlflowConfig, MlflowMirror, ResultStore
+from cmb.store import ResultStore
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,6 @@ class Outcome:
     compute_cost_usd: float | None = None
     error: str | None = None
     seconds: float = 0.0
-    mirrored: bool | None = None  # None: no mirror configured
 
 
 def resolve_attempt_fn(spec: str | None) -> AttemptFn:
@@ -105,7 +104,14 @@ def run_with_runner(key: RunKey, entry: TaskEntry, ctx: AttemptContext) -> RunRe
     from cmb.runner import launch
 
     return launch(
-        key, entry, ctx.options, ctx.settings, profile=ctx.profile, retries=ctx.retry, queued_at=ctx.queued_at
+        key,
+        entry,
+        ctx.options,
+        ctx.settings,
+        profile=ctx.profile,
+        retries=ctx.retry,
+        queued_at=ctx.queued_at,
+        pooled=True,  # a sweep: the sandbox comes from the launcher's warm pool (settings.sandbox.warm_pool)
     )
 
 
@@ -165,7 +171,7 @@ def infrastructure_record(attempt: Attempt, started_at: datetime, retries: int, 
     )
 
 
-def record_outcome(record: RunRecord, retries: int, seconds: float, mirrored: bool | None) -> Outcome:
+def record_outcome(record: RunRecord, retries: int, seconds: float) -> Outcome:
     """The driver's summary of a stored record."""
     usage = record.usage
     model_cost = usage.model_cost_usd if usage.requests else (usage.model_cost_usd or 0.0)  # no calls: free
@@ -180,7 +186,6 @@ def record_outcome(record: RunRecord, retries: int, seconds: float, mirrored: bo
         model_cost_usd=model_cost,
         compute_cost_usd=record.compute_cost_usd,
         seconds=seconds,
-        mirrored=mirrored,
     )
 
 
@@ -193,6 +198,7 @@ def write_patiently(record: RunRecord, store: ResultStore, spec_hash: str, patie
 
     The attempt already ran: relaunching it would spend its compute and model tokens again, so its record waits
     in memory until the store takes it; only after `patience_s` does the error reach the driver (a relaunch).
+    The store returns once the record is durable: only then may the attempt count as done.
     """
     deadline = time.monotonic() + patience_s
     delay = 1.0
@@ -207,22 +213,7 @@ def write_patiently(record: RunRecord, store: ResultStore, spec_hash: str, patie
             delay = min(MAX_STORE_DELAY_S, delay * 2)
 
 
-def store_and_mirror(
-    record: RunRecord, store: ResultStore, spec_hash: str, mirror: MlflowMirror | None
-) -> tuple[str, bool | None]:
-    """Write the record (the truth), then mirror it; a mirror failure is logged and left for `mlflow-sync`."""
-    run_id = write_patiently(record, store, spec_hash)
-    if mirror is None:
-        return run_id, None
-    try:
-        mirror.log_attempt(record, run_id, spec_hash=spec_hash)
-        return run_id, True
-    except Exception as exc:  # MLflow down or slow: Parquet has it, a replay restores it
-        log.warning("MLflow mirror failed for %s: %s: %s", record.key, type(exc).__name__, exc)
-        return run_id, False
-
-
-def execute(job: Job, attempt_fn: AttemptFn, store: ResultStore, mirror: MlflowMirror | None) -> Outcome:
+def execute(job: Job, attempt_fn: AttemptFn, store: ResultStore) -> Outcome:
     """Run one launch and store its record, or ask the driver for a retry.
 
     An infrastructure failure (an exception, or a record classed `infrastructure`) asks for a retry while retries
@@ -244,17 +235,6 @@ def execute(job: Job, attempt_fn: AttemptFn, store: ResultStore, mirror: MlflowM
     if record is None:
         record = infrastructure_record(job.attempt, started, job.retry, error or "unknown")
     record = record.model_copy(update={"retries": job.retry})
-    _, mirrored = store_and_mirror(record, store, job.spec_hash, mirror)
-    outcome = record_outcome(record, job.retry, seconds, mirrored)
+    write_patiently(record, store, job.spec_hash)
+    outcome = record_outcome(record, job.retry, seconds)
     return outcome if error is None else replace(outcome, error=error)
-
-
-def mirror_from(config: MlflowConfig | None) -> MlflowMirror | None:
-    """A mirror for a launcher, or None when there is no MLflow or it cannot be reached now."""
-    if config is None:
-        return None
-    try:
-        return MlflowMirror(config)
-    except Exception as exc:
-        log.warning("MLflow mirror unavailable (%s); results stay in Parquet for a later mlflow-sync", exc)
-        return None

@@ -21,12 +21,12 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from cmb.models import AttemptOptions
-from cmb.scheduler._attempt import Job, Outcome, infrastructure_record, store_and_mirror
+from cmb.scheduler._attempt import Job, Outcome, infrastructure_record, write_patiently
 from cmb.scheduler._metrics import SweepMetrics
 from cmb.scheduler._plan import Attempt
 from cmb.scheduler._progress import Progress, ProgressDisplay
 from cmb.settings import CmbSettings
-from cmb.store import MlflowMirror, ResultStore, SyncReport
+from cmb.store import ResultStore, SyncReport
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,11 @@ class Executor(Protocol):
     """Runs jobs somewhere and hands back futures of their outcomes."""
 
     def submit(self, job: Job) -> Future[Outcome]:
-        """Start one launch."""
+        """Start one launch (or queue it for the next `flush`)."""
+        ...
+
+    def flush(self) -> None:
+        """Send what was submitted since the last call (the driver calls it once per turn of its loop)."""
         ...
 
     def shutdown(self, *, cancel: bool) -> None:
@@ -86,6 +90,7 @@ class SweepSummary:
     interrupted: bool
     pass_rate: float | None
     mlflow: SyncReport | None = None
+    mlflow_wait_s: float = 0.0  # how long the end of the sweep waited for the MLflow mirror
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -111,7 +116,7 @@ class SweepDriver:
         settings: CmbSettings,
         total: int,
         skipped: int = 0,
-        mirror: Callable[[], MlflowMirror | None] | None = None,
+        mlflow_pending: Callable[[], int] | None = None,
         display: ProgressDisplay | None = None,
         metrics: SweepMetrics | None = None,
     ) -> None:
@@ -123,7 +128,7 @@ class SweepDriver:
         self.retry_backoff_s = retry_backoff_s
         self.options = options
         self.settings = settings
-        self.mirror = mirror or (lambda: None)
+        self.mlflow_pending = mlflow_pending or (lambda: 0)
         self.progress = Progress(total=total, skipped=skipped)
         self.display = display or ProgressDisplay(self.progress, enabled=False)
         self.display.progress = self.progress
@@ -219,6 +224,7 @@ class SweepDriver:
                     break
                 if not self.stopping:
                     self._dispatch()
+                self.executor.flush()
                 if not self.running and (self.stopping or not self._pending()):
                     break
                 timeout = 0.5
@@ -234,6 +240,7 @@ class SweepDriver:
                     finished = set()
                 for future in finished:
                     self._collect(future)
+                self.progress.mlflow_pending = self.mlflow_pending()
                 self.display.update()
                 self.metrics.refresh()
         finally:
@@ -295,7 +302,7 @@ class SweepDriver:
         return pause
 
     def _finished(self, outcome: Outcome) -> None:
-        self.progress.finished(outcome.passed, outcome.failure_class, outcome.cost, outcome.mirrored)
+        self.progress.finished(outcome.passed, outcome.failure_class, outcome.cost)
 
     def _retry(self, job: Job, error: str) -> None:
         self.progress.retries += 1
@@ -323,10 +330,9 @@ class SweepDriver:
         started = self.first_started.get(job.key, datetime.now(UTC))
         record = infrastructure_record(job.attempt, started, job.retry, error)
         try:
-            _, mirrored = store_and_mirror(record, self.store, self.spec_hash, self.mirror())
+            write_patiently(record, self.store, self.spec_hash)
         except Exception as write_error:
             self.errors.append(f"{job.key}: could not record the infrastructure failure: {write_error}")
             return
         self._finished(Outcome(key=job.key, status="done", retries=job.retry, passed=False,
-                               failure_class=record.failure_class.value if record.failure_class else None,
-                               mirrored=mirrored))  # fmt: skip
+                               failure_class=record.failure_class.value if record.failure_class else None))  # fmt: skip

@@ -36,7 +36,7 @@ class Progress:
     retries: int = 0
     cost: float = 0.0
     unpriced: int = 0
-    mlflow_failures: int = 0
+    mlflow_pending: int = 0  # stored, not yet in MLflow (the mirror follows the store)
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -44,9 +44,7 @@ class Progress:
         """Attempts neither skipped, running nor done."""
         return self.total - self.skipped - self.running - self.done
 
-    def finished(
-        self, passed: bool | None, failure_class: str | None, cost: float | None, mirrored: bool | None
-    ) -> None:
+    def finished(self, passed: bool | None, failure_class: str | None, cost: float | None) -> None:
         """Count one recorded attempt."""
         self.done += 1
         if failure_class == FailureClass.INFRASTRUCTURE.value:
@@ -57,8 +55,6 @@ class Progress:
             self.unpriced += 1
         else:
             self.cost += cost
-        if mirrored is False:
-            self.mlflow_failures += 1
 
     def pass_rate(self) -> float | None:
         """Passed over attempts the agent is accountable for (infrastructure failures excluded)."""
@@ -86,8 +82,8 @@ class Progress:
         ]
         if self.retries or self.infrastructure:
             parts.append(f"infra retries {self.retries}, failed {self.infrastructure}")
-        if self.mlflow_failures:
-            parts.append(f"mlflow pending {self.mlflow_failures}")
+        if self.mlflow_pending:
+            parts.append(f"mlflow pending {self.mlflow_pending}")
         parts.append(f"ETA {_duration(eta)}" if eta is not None else "ETA -")
         parts.append(f"elapsed {_duration(time.monotonic() - self.started)}")
         return " · ".join(parts)

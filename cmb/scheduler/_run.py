@@ -5,17 +5,17 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from cmb.catalog import Catalog
 from cmb.models import AttemptOptions, SweepSpec
 from cmb.runner import preflight
-from cmb.sandbox import cleanup_backend, resolve_backend
-from cmb.scheduler._attempt import AttemptFn, mirror_from, resolve_attempt_fn, run_with_runner
+from cmb.sandbox import cleanup_backend, drain_pools, resolve_backend
+from cmb.scheduler._attempt import AttemptFn, resolve_attempt_fn, run_with_runner
 from cmb.scheduler._driver import Executor, SlotPolicy, SweepDriver, SweepSummary
 from cmb.scheduler._metrics import SweepMetrics
 from cmb.scheduler._plan import Attempt, plan
@@ -23,11 +23,20 @@ from cmb.scheduler._progress import Progress, ProgressDisplay
 from cmb.scheduler._sweepdir import SweepDir
 from cmb.scheduler._threads import ThreadExecutor
 from cmb.settings import CmbSettings
-from cmb.store import MlflowConfig, MlflowMirror, ParquetStore, ResultStore, default_tracking_uri
+from cmb.store import (
+    MirrorProcess,
+    MirrorThread,
+    MlflowConfig,
+    ParquetStore,
+    ResultStore,
+    SyncReport,
+    default_tracking_uri,
+)
 
 log = logging.getLogger(__name__)
 
 ExecutorKind = Literal["ray", "threads"]
+MLFLOW_WAIT_S = 120.0  # the longest a finished sweep waits for its MLflow mirror to catch up
 
 
 def checked_plan(spec: SweepSpec, settings: CmbSettings, options: AttemptOptions, *, runner: bool) -> list[Attempt]:
@@ -87,17 +96,15 @@ def _signals(driver: SweepDriver) -> Iterator[None]:
         signal.signal(signal.SIGTERM, old_term)
 
 
-def _initialise_mirror(config: MlflowConfig | None, display: ProgressDisplay) -> MlflowConfig | None:
-    """Create the MLflow schema, experiment and parent run once, before any launcher logs concurrently."""
+def _start_mirror(
+    config: MlflowConfig | None, store: ResultStore, sweep_dir: SweepDir
+) -> MirrorProcess | MirrorThread | None:
+    """The follower that mirrors the sweep's store into MLflow: a child process for a Parquet store."""
     if config is None:
         return None
-    try:
-        parent = MlflowMirror(config).initialise()
-    except Exception as exc:
-        display.message(f"MLflow unavailable ({type(exc).__name__}: {exc}); results go to Parquet only, "
-                        f"replay them later with `cmb mlflow-sync {config.experiment}`")  # fmt: skip
-        return None
-    return replace(config, parent_run_id=parent)
+    if isinstance(store, ParquetStore):
+        return MirrorProcess(config, store.root, config.experiment, sweep_dir.path / "mlflow-mirror.log")
+    return MirrorThread(config, store, config.experiment)
 
 
 def run_sweep(
@@ -112,15 +119,18 @@ def run_sweep(
     num_cpus: int | None = None,
     mlflow_uri: str | None = None,
     options: AttemptOptions | None = None,
-    per_launcher: int = 1,
+    per_launcher: int | None = None,
     progress: bool = True,
     stream: TextIO | None = None,
+    mlflow_wait_s: float = MLFLOW_WAIT_S,
 ) -> SweepSummary:
     """Run (or resume) a sweep until every attempt has a record, or until interrupted.
 
     Attempts already in the store are skipped, so a resumed sweep neither loses nor repeats work; a resume with a
-    changed spec is refused. Results are written by the launchers to the Parquet store under CMB_HOME/results and
-    mirrored to MLflow; at the end the mirror is synchronised from Parquet, so nothing MLflow missed is lost.
+    changed spec is refused. Results are written by the launchers to the Parquet store under CMB_HOME/results;
+    a mirror process follows the store into MLflow meanwhile (no attempt waits for MLflow), and the sweep's end
+    waits at most `mlflow_wait_s` for it to catch up: what it left, `cmb mlflow-sync` replays.
+    `per_launcher`: launches per Ray launcher actor (None: see `_ray`).
     Unknown names (agents, tasks, backend, check types) are refused before anything starts.
     """
     home = settings.store.home
@@ -132,30 +142,31 @@ def run_sweep(
     sweep_dir = SweepDir(home, spec.name)
     sweep_dir.lock()
     started_ray = False
+    mirror: MirrorProcess | MirrorThread | None = None
     try:
         sweep_dir.prepare(spec, resume=resume)
         parquet_root = home / "results"
         results = store if store is not None else ParquetStore(parquet_root)
-        done = results.done_keys(spec.name)
-        todo = [a for a in attempts if a.id not in done]
-        skipped = len(attempts) - len(todo)
-        display = ProgressDisplay(Progress(total=len(attempts)), stream, enabled=progress)
-        config = _initialise_mirror(mlflow_config(spec, home, mlflow_uri), display)
         profiles = sorted({a.profile.name for a in attempts})
         slots = {name: spec.slots(name) for name in profiles}
         policy = SlotPolicy(slots, spec.max_concurrency)
         pool: Executor
-        if executor == "ray":
+        if executor == "ray":  # first: the launchers start while the driver reads the store
             from cmb.scheduler import _ray
 
-            started_ray = _ray.connect(address, num_cpus=num_cpus)
             if store is not None and not isinstance(store, ParquetStore):
                 raise ValueError("the Ray executor writes to a Parquet store; use executor='threads' for others")
+            started_ray = _ray.connect(address, num_cpus=num_cpus)
             pool = _ray.RayExecutor(
-                fn, parquet_root, config, slots=slots, resources=spec.launcher_resources, per_launcher=per_launcher
+                fn, parquet_root, slots=slots, resources=spec.launcher_resources, per_launcher=per_launcher
             )
         else:
-            pool = ThreadExecutor(fn, results, config, max_workers=spec.max_concurrency)
+            pool = ThreadExecutor(fn, results, max_workers=spec.max_concurrency)
+        done = results.done_keys(spec.name)
+        todo = [a for a in attempts if a.id not in done]
+        skipped = len(attempts) - len(todo)
+        display = ProgressDisplay(Progress(total=len(attempts)), stream, enabled=progress)
+        mirror = _start_mirror(mlflow_config(spec, home, mlflow_uri), results, sweep_dir)
         driver = SweepDriver(
             todo,
             pool,
@@ -168,7 +179,7 @@ def run_sweep(
             settings=settings,
             total=len(attempts),
             skipped=skipped,
-            mirror=lambda: mirror_from(config),
+            mlflow_pending=mirror.pending if mirror is not None else None,
             display=display,
             metrics=SweepMetrics.for_ray(spec.name),  # a no-op recorder where Ray does not run here
         )
@@ -177,6 +188,7 @@ def run_sweep(
             _janitor(options.backend, settings, display)  # what a killed driver's launchers left behind
         with _signals(driver):  # before this, Ctrl-C aborts at once: nothing has been launched yet
             summary = driver.run()
+        drain_pools()  # the warm sandboxes of launchers on threads (Ray launchers drain theirs before they end)
         if real:
             _janitor(options.backend, settings, display)  # what launchers killed at shutdown left behind
         if started_ray:
@@ -185,10 +197,15 @@ def run_sweep(
             _ray.disconnect()
             started_ray = False
         summary.sweep = spec.name
-        if config is not None and driver.interrupts < 2:
-            summary.mlflow = _final_sync(config, results, spec.name, display)
+        if mirror is not None:
+            t0 = time.monotonic()
+            summary.mlflow = _close_mirror(mirror, spec.name, display, mlflow_wait_s if driver.interrupts < 2 else 0)
+            summary.mlflow_wait_s = time.monotonic() - t0
+            mirror = None
         return summary
     finally:
+        if mirror is not None:  # an error: end the mirror now, `cmb mlflow-sync` catches up
+            mirror.close(0.0)
         if started_ray:  # an error or an early Ctrl-C: do not leave a local Ray behind
             from cmb.scheduler import _ray
 
@@ -207,13 +224,15 @@ def _janitor(backend: str, settings: CmbSettings, display: ProgressDisplay) -> N
         display.message(f"removed {len(removed)} sandbox objects left behind by a dead harness")
 
 
-def _final_sync(config: MlflowConfig, store: ResultStore, sweep: str, display: ProgressDisplay) -> Any:
-    """Replay whatever MLflow missed (it was down, slow, or a launcher died) and log the sweep's aggregates."""
-    try:
-        report = MlflowMirror(config).sync(store, sweep, finished=True)
-    except Exception as exc:
-        display.message(f"MLflow sync failed ({type(exc).__name__}: {exc}); run `cmb mlflow-sync {sweep}` later")
-        return None
-    if report.failed:
-        display.message(f"MLflow sync: {report.failed} attempts not mirrored; run `cmb mlflow-sync {sweep}` later")
+def _close_mirror(
+    mirror: MirrorProcess | MirrorThread, sweep: str, display: ProgressDisplay, wait_s: float
+) -> SyncReport:
+    """Let the mirror catch up for at most `wait_s`, and say what it left for `cmb mlflow-sync`."""
+    if mirror.pending():
+        display.message(f"MLflow: waiting up to {wait_s:.0f} s for the mirror ({mirror.pending()} attempts behind)")
+    report = mirror.close(wait_s)
+    if report.pending or report.failed or report.errors:
+        left = f"{report.pending} attempts not mirrored" if report.pending else "the mirror did not finish"
+        why = f" ({report.errors[-1]})" if report.errors else ""
+        display.message(f"MLflow: {left}{why}; `cmb mlflow-sync {sweep}` catches up")
     return report

@@ -1,6 +1,7 @@
 """Results storage: Parquet as the source of truth, MLflow as its mirror, an in-memory store for tests."""
 
 from cmb.store._base import ResultStore, dedupe_checks, dedupe_runs, finished_keys
+from cmb.store._follow import MirrorFollower, MirrorProcess, MirrorThread
 from cmb.store._memory import MemoryStore
 from cmb.store._mlflow import (
     ExperimentLink,
@@ -14,6 +15,7 @@ from cmb.store._mlflow import (
     attempt_tags,
     default_tracking_uri,
     experiment_links,
+    log_batches,
     sweep_aggregates,
 )
 from cmb.store._parquet import ParquetStore, write_parquet_atomic
@@ -26,6 +28,9 @@ __all__ = [
     "ExperimentLink",
     "ExperimentLinks",
     "MemoryStore",
+    "MirrorFollower",
+    "MirrorProcess",
+    "MirrorThread",
     "MlflowConfig",
     "MlflowMirror",
     "ParquetStore",
@@ -41,6 +46,7 @@ __all__ = [
     "default_tracking_uri",
     "experiment_links",
     "finished_keys",
+    "log_batches",
     "run_row",
     "sweep_aggregates",
     "write_parquet_atomic",

@@ -100,6 +100,16 @@ class ResultStore(ABC):
     def sweeps(self) -> list[str]:
         """Names of the sweeps with at least one stored attempt."""
 
+    def new_runs(self, sweep: str, cursor: set[str]) -> pl.DataFrame:
+        """Runs rows (not deduplicated) not returned through `cursor` before: what a follower has yet to see.
+
+        The cursor starts empty and belongs to the caller; the store keeps in it what it has returned.
+        """
+        runs = self.runs(sweep, dedupe=False)
+        runs = runs.filter(~pl.col("run_id").is_in(list(cursor)))
+        cursor.update(runs.get_column("run_id").to_list())
+        return runs
+
     def done_keys(self, sweep: str) -> set[str]:
         """Keys of a sweep that need not run again (infrastructure-only records do not count)."""
         return finished_keys(self.runs(sweep))

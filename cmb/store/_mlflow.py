@@ -4,7 +4,9 @@ Parquet is the truth and MLflow only mirrors it, so every call here is best effo
 caller (who carries on) and `sync` replays the Parquet store into MLflow idempotently. An attempt's MLflow run is
 tagged with the id of the Parquet write it mirrors (`cmb.run_id`), set last, after metrics and artifacts: a run
 without it is incomplete and is replaced on the next sync; a run with an older id (the attempt was written again)
-is replaced too; a run with the current id is left alone.
+is replaced too; a run with the current id is left alone. An attempt costs three calls besides its artifacts
+(create the run with its tags; metrics, params and the commit tag in one `log_batch`; end the run), and batches
+are split at the limits of the installed MLflow.
 
 MLflow is imported lazily (it takes seconds), and with an embedded sqlite database (the default) the schema is
 created once by `initialise`, by the driver, before workers log concurrently.
@@ -89,6 +91,42 @@ class SyncReport:
     skipped: int = 0
     failed: int = 0
     errors: list[str] = field(default_factory=list)
+    pending: int = 0  # stored attempts left unmirrored, for a later `cmb mlflow-sync`
+
+
+def _entity_bytes(entity: Any) -> int:
+    return len(str(entity.key)) + len(str(entity.value)) + 64  # JSON field names and a timestamp
+
+
+def log_batches(client: Any, run_id: str, metrics: list[Any], params: list[Any], tags: list[Any]) -> int:
+    """`log_batch` in as few calls as MLflow's limits allow (entities per kind, in all, bytes per request).
+
+    Order is kept, metrics then params then tags, so a commit tag given last lands in the last call. Returns the
+    number of calls.
+    """
+    from mlflow.utils import validation as v
+
+    caps = {"m": v.MAX_METRICS_PER_BATCH, "p": v.MAX_PARAMS_TAGS_PER_BATCH, "t": v.MAX_PARAMS_TAGS_PER_BATCH}
+    max_bytes = v.MAX_BATCH_LOG_REQUEST_SIZE // 2  # headroom for the request's own encoding
+    chunk: dict[str, list[Any]] = {"m": [], "p": [], "t": []}
+    size, calls = 0, 0
+
+    def send() -> None:
+        nonlocal chunk, size, calls
+        client.log_batch(run_id, metrics=chunk["m"], params=chunk["p"], tags=chunk["t"])
+        chunk, size, calls = {"m": [], "p": [], "t": []}, 0, calls + 1
+
+    for kind, items in (("m", metrics), ("p", params), ("t", tags)):
+        for item in items:
+            n = sum(map(len, chunk.values()))
+            cost = _entity_bytes(item)
+            if n and (len(chunk[kind]) >= caps[kind] or n >= v.MAX_ENTITIES_PER_BATCH or size + cost > max_bytes):
+                send()
+            chunk[kind].append(item)
+            size += cost
+    if any(chunk.values()):
+        send()
+    return calls
 
 
 def _ms(record_time: Any) -> int:
@@ -350,9 +388,7 @@ class MlflowMirror:
         aggregates = sweep_aggregates(runs)
         step = int(aggregates.get("attempts", 0))
         now = int(time.time() * 1000)
-        metrics = [Metric(k, v, now, step) for k, v in aggregates.items()]
-        for i in range(0, len(metrics), 900):
-            self.client.log_batch(parent_run_id, metrics=metrics[i : i + 900])
+        log_batches(self.client, parent_run_id, [Metric(k, v, now, step) for k, v in aggregates.items()], [], [])
         self.client.log_text(parent_run_id, json.dumps(aggregates, indent=1, sort_keys=True), "aggregates.json")
         if finished:
             self.client.set_terminated(parent_run_id, status="FINISHED")
@@ -405,13 +441,14 @@ class MlflowMirror:
         run = self.client.create_run(self.experiment_id(), start_time=_ms(record.started_at), tags=tags)
         mlflow_id = str(run.info.run_id)
         stamp = _ms(record.finished_at)
-        self.client.log_batch(
-            mlflow_id,
-            metrics=[Metric(k, v, stamp, 0) for k, v in attempt_metrics(record).items()],
-            params=[Param(k, v) for k, v in attempt_params(record).items()],
-        )
         self._log_artifacts(mlflow_id, record)
-        self.client.log_batch(mlflow_id, tags=[RunTag(f"{TAG}run_id", run_id)])
+        log_batches(
+            self.client,
+            mlflow_id,
+            [Metric(k, v, stamp, 0) for k, v in attempt_metrics(record).items()],
+            [Param(k, v) for k, v in attempt_params(record).items()],
+            [RunTag(f"{TAG}run_id", run_id)],  # the commit mark: after everything else of the run
+        )
         status = "FINISHED" if record.failure_class is not FailureClass.INFRASTRUCTURE else "FAILED"
         self.client.set_terminated(mlflow_id, status=status, end_time=stamp)
         return mlflow_id

@@ -1,23 +1,28 @@
-"""The Parquet store, source of truth: one small file per attempt, hive-partitioned by sweep.
+"""The Parquet store, source of truth: small files of finished attempts, hive-partitioned by sweep.
 
 Layout under the store root (CMB_HOME/results by default)::
 
-    runs/sweep=<name>/<key digest>-<write id>.parquet      one row: the attempt
-    checks/sweep=<name>/<key digest>-<write id>.parquet    one row per check of that attempt
+    runs/sweep=<name>/<key digest>-<write id>.parquet      one row per attempt of the write
+    checks/sweep=<name>/<key digest>-<write id>.parquet    one row per check of those attempts
 
-Every file is written under a hidden temporary name, flushed to disk and renamed into place, so a reader (or a
-crash) never sees half a file. The checks file is renamed first: a runs row is the commit mark of an attempt, and
-checks rows without one are ignored. Files are read with the explicit schema (a column an older file lacks reads
-as null) and deduplicated on the attempt key. `compact` folds a sweep's small files into one.
+Writes are group-committed: attempts that finish while another write is on disk share the next file, so a busy
+launcher writes one file per batch instead of one per attempt, and `write` still returns only once its record
+is durable. Every file is written under a hidden temporary name, flushed to disk and renamed into place, so a
+reader (or a crash) never sees half a file. The checks file is renamed first: a runs row is the commit mark of an
+attempt, and checks rows without one are ignored. Files are read with the explicit schema (a column an older file
+lacks reads as null) and deduplicated on the attempt key. `compact` folds a sweep's small files into one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
@@ -66,11 +71,25 @@ def write_parquet_atomic(table: pa.Table, path: Path) -> None:
     _fsync_dir(path.parent)
 
 
+@dataclass
+class _Pending:
+    """One record waiting for the group commit that makes it durable."""
+
+    record: RunRecord
+    spec_hash: str | None
+    run_id: str = ""
+    done: bool = False
+    error: BaseException | None = None
+
+
 class ParquetStore(ResultStore):
-    """Per-attempt Parquet files under `root`, readable by any tool that understands hive partitions."""
+    """Parquet files under `root`, readable by any tool that understands hive partitions."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._queue: list[_Pending] = []
+        self._writing = False
+        self._turn = threading.Condition()
 
     def _dir(self, table: str, sweep: str) -> Path:
         return self.root / table / f"sweep={sweep}"
@@ -81,16 +100,52 @@ class ParquetStore(ResultStore):
         return sorted(p for p in (self.root / table).glob(f"{pattern}/*.parquet") if not p.name.startswith("."))
 
     def write(self, record: RunRecord, *, spec_hash: str | None = None) -> str:
-        """Write the attempt's checks file, then its runs file (the commit mark)."""
-        run_id = new_run_id()
-        row, checks = record_rows(record, spec_hash, run_id, now_utc())
-        digest = hashlib.sha256(str(record.key).encode()).hexdigest()[:12]
-        name = f"{digest}-{run_id}.parquet"
-        sweep = record.key.sweep
-        if checks:
-            write_parquet_atomic(pa.Table.from_pylist(checks, schema=CHECKS_SCHEMA), self._dir(CHECKS, sweep) / name)
-        write_parquet_atomic(pa.Table.from_pylist([row], schema=RUNS_SCHEMA), self._dir(RUNS, sweep) / name)
-        return run_id
+        """Store the record; returns once it is durable, in a file shared with the records of concurrent writers.
+
+        The first writer to find the disk free writes every record queued by then (its own included); the others
+        wait for the write that carries theirs. If that write fails, each of its writers gets the error.
+        """
+        mine = _Pending(record, spec_hash)
+        with self._turn:
+            self._queue.append(mine)
+            while not mine.done:
+                if self._writing:
+                    self._turn.wait()
+                    continue
+                batch, self._queue, self._writing = self._queue, [], True
+                self._turn.release()
+                try:
+                    self._write_batch(batch)
+                except BaseException as exc:  # every record of the batch shares its fate
+                    for pending in batch:
+                        pending.error = exc
+                finally:
+                    self._turn.acquire()
+                    self._writing = False
+                    for pending in batch:
+                        pending.done = True
+                    self._turn.notify_all()
+        if mine.error is not None:
+            raise mine.error
+        return mine.run_id
+
+    def _write_batch(self, batch: list[_Pending]) -> None:
+        """Write the checks files, then the runs files (the commit mark), one of each per sweep in the batch."""
+        written_at = now_utc()
+        by_sweep: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+        for pending in batch:
+            pending.run_id = new_run_id()
+            row, checks = record_rows(pending.record, pending.spec_hash, pending.run_id, written_at)
+            runs, checks_rows = by_sweep.setdefault(pending.record.key.sweep, ([], []))
+            runs.append(row)
+            checks_rows.extend(checks)
+        for sweep, (runs, checks_rows) in by_sweep.items():
+            digest = hashlib.sha256(runs[0]["key"].encode()).hexdigest()[:12]
+            name = f"{digest}-{runs[0]['run_id']}.parquet"
+            if checks_rows:
+                table = pa.Table.from_pylist(checks_rows, schema=CHECKS_SCHEMA)
+                write_parquet_atomic(table, self._dir(CHECKS, sweep) / name)
+            write_parquet_atomic(pa.Table.from_pylist(runs, schema=RUNS_SCHEMA), self._dir(RUNS, sweep) / name)
 
     def _read(self, table: str, files: list[Path], columns: list[str] | None = None) -> pl.DataFrame:
         schema = SCHEMAS[table]
@@ -106,6 +161,13 @@ class ParquetStore(ResultStore):
         """The runs table, with the explicit schema, deduplicated on the attempt key unless told otherwise."""
         frame = self._read(RUNS, self.files(RUNS, sweep))
         return dedupe_runs(frame) if dedupe else frame
+
+    def new_runs(self, sweep: str, cursor: set[str]) -> pl.DataFrame:
+        """Rows of the runs files not read through this cursor before (the cursor keeps their names)."""
+        new = [f for f in self.files(RUNS, sweep) if f.name not in cursor]
+        frame = self._read(RUNS, new)
+        cursor.update(f.name for f in new)
+        return frame
 
     def checks(self, sweep: str | None = None) -> pl.DataFrame:
         """The checks rows belonging to the surviving runs rows."""

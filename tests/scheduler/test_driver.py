@@ -297,9 +297,10 @@ def test_slot_policy_and_backoff() -> None:
 def test_progress_line_counts_and_log_mode() -> None:
     p = Progress(total=10, skipped=2)
     p.running = 2
-    p.finished(True, None, 0.5, True)
-    p.finished(False, "scientific", None, False)
-    p.finished(False, "infrastructure", 0.1, True)
+    p.finished(True, None, 0.5)
+    p.finished(False, "scientific", None)
+    p.finished(False, "infrastructure", 0.1)
+    p.mlflow_pending = 1  # the mirror's backlog, set by the driver
     line = p.line()
     for part in ("queued 3", "running 2", "done 5/10 (2 earlier)", "pass 50%", "cost $0.60 (+1 unpriced)",
                  "mlflow pending 1", "ETA"):  # fmt: skip

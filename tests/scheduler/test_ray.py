@@ -101,7 +101,7 @@ def test_launcher_killed_mid_attempt_is_one_infrastructure_retry(gcs_address: st
     home = tmp_path / "home"
     victim = "ray2/oracle/t-two/SR/1"
     summary = run_sweep(spec("ray2"), settings=settings(home, suite), attempt_fn=fake_attempt, executor="ray",
-                        mlflow_uri="none", progress=False,
+                        mlflow_uri="none", progress=False, per_launcher=1,  # the victim alone in its launcher
                         options=extra(log_dir=str(home / "launches"), kill_key=victim))  # fmt: skip
     assert summary.complete and summary.retries == 1
     runs = ParquetStore(home / "results").runs("ray2", dedupe=False)
@@ -112,6 +112,27 @@ def test_launcher_killed_mid_attempt_is_one_infrastructure_retry(gcs_address: st
     tries = [x for x in launches(home / "launches") if x["key"] == victim]
     assert [x["retry"] for x in tries] == [0, 1]
     assert tries[0]["pid"] != tries[1]["pid"] and tries[0]["slug"] == tries[1]["slug"]  # same sandbox name
+
+
+def test_a_shared_launcher_killed_mid_batch_loses_and_repeats_nothing(
+    gcs_address: str, suite: Path, tmp_path: Path
+) -> None:
+    """Launchers run several launches and group their records' writes: a launcher killed while attempts finish
+    around it loses exactly those whose records were not yet durable, and each of them runs again, once."""
+    home = tmp_path / "home"
+    victim = "ray5/oracle/t-two/SR/1"
+    summary = run_sweep(spec("ray5", max_concurrency=4), settings=settings(home, suite), attempt_fn=fake_attempt,
+                        executor="ray", mlflow_uri="none", progress=False,
+                        options=extra(log_dir=str(home / "launches"), kill_key=victim, kill_after_s="0.3",
+                                      sleep="0.1"))  # fmt: skip
+    assert summary.complete and summary.done == N and summary.retries >= 1
+    runs = ParquetStore(home / "results").runs("ray5", dedupe=False)
+    assert runs.height == N and set(runs.get_column("key")) == expected_keys("ray5")  # none lost, none twice
+    started = Counter(str(x["key"]) for x in launches(home / "launches"))
+    relaunched = {k for k, n in started.items() if n > 1}
+    assert victim in relaunched and len(relaunched) == summary.retries <= 4  # only those running in the launcher
+    retried = dict(zip(runs.get_column("key"), runs.get_column("retries"), strict=True))
+    assert {k for k, r in retried.items() if r} == relaunched
 
 
 def _cli(home: Path, suite: Path, gcs: str, *args: str) -> subprocess.Popen[bytes]:
@@ -182,7 +203,7 @@ def test_mlflow_server_stopped_mid_sweep_loses_nothing(
         server.stop()
     thread.join(timeout=600)
     summary = result["summary"]
-    assert summary.complete and summary.mlflow is None  # type: ignore[attr-defined]
+    assert summary.complete and summary.mlflow.pending > 0  # type: ignore[attr-defined]  # left for a later sync
     assert store.runs("ray4").height == N  # Parquet has everything
 
     server.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import polars as pl
@@ -153,3 +154,92 @@ def test_empty_store_reads_empty_tables_with_the_schema(tmp_path: Path) -> None:
     assert store.runs("nothing").height == 0 and store.runs("nothing").columns == RUNS_SCHEMA.names
     assert store.checks("nothing").columns == CHECKS_SCHEMA.names
     assert store.done_keys("nothing") == set() and store.sweeps() == []
+
+
+def _slow_writes(monkeypatch: pytest.MonkeyPatch, delay_s: float = 0.05) -> list[int]:
+    """Make each file write take `delay_s`, so concurrent writers pile up behind it; returns the rows per file."""
+    from cmb.store import _parquet
+
+    real, rows = _parquet.write_parquet_atomic, []
+
+    def slow(table: pa.Table, path: Path) -> None:
+        time.sleep(delay_s)
+        rows.append(table.num_rows)
+        real(table, path)
+
+    monkeypatch.setattr(_parquet, "write_parquet_atomic", slow)
+    return rows
+
+
+def test_concurrent_writers_share_files_and_each_returns_once_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ParquetStore(tmp_path)
+    rows = _slow_writes(monkeypatch)
+    keys = [f"s1/a/t{t}/SF/{n}" for t in range(8) for n in range(5)]
+    unseen: list[str] = []
+
+    def writer(mine: list[str]) -> None:
+        for key in mine:
+            store.write(make_record(key))
+            if key not in ParquetStore(tmp_path).done_keys("s1"):  # a fresh reader, as a resumed driver is
+                unseen.append(key)
+
+    threads = [threading.Thread(target=writer, args=(keys[i::8],)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not unseen  # every write returned only once its record was in place
+    assert store.runs("s1").height == len(keys) and store.checks("s1").height == 2 * len(keys)
+    assert len(store.files("runs", "s1")) < len(keys) and max(rows) > 1  # batched
+
+
+def test_a_group_write_that_fails_fails_each_of_its_writers_and_commits_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash between the checks file and the runs file of a batch: no attempt of the batch counts as done."""
+    from cmb.store import _parquet
+
+    store = ParquetStore(tmp_path)
+    store.write(make_record("s1/a/t0/SF/0"))
+    real = _parquet.write_parquet_atomic
+    started = threading.Event()
+
+    def failing(table: pa.Table, path: Path) -> None:
+        started.set()
+        time.sleep(0.2)  # the other writers queue behind this write
+        if path.parts[-3] == "runs":
+            raise OSError(28, "No space left on device")
+        real(table, path)
+
+    monkeypatch.setattr(_parquet, "write_parquet_atomic", failing)
+    errors: list[BaseException] = []
+
+    def writer(key: str) -> None:
+        try:
+            store.write(make_record(key))
+        except OSError as exc:
+            errors.append(exc)
+
+    first = threading.Thread(target=writer, args=("s1/a/t1/SF/0",))
+    first.start()
+    started.wait()
+    rest = [threading.Thread(target=writer, args=(f"s1/a/t2/SF/{n}",)) for n in range(4)]
+    for t in rest:
+        t.start()
+    for t in [first, *rest]:
+        t.join()
+    assert len(errors) == 5  # each writer learns its record is not stored
+    assert ParquetStore(tmp_path).done_keys("s1") == {"s1/a/t0/SF/0"}
+    assert ParquetStore(tmp_path).checks("s1").height == 2  # orphan checks rows are ignored
+
+
+def test_new_runs_returns_each_row_once(store: ResultStore) -> None:
+    cursor: set[str] = set()
+    store.write(make_record("s1/a/t1/SF/0"))
+    assert store.new_runs("s1", cursor).height == 1
+    assert store.new_runs("s1", cursor).is_empty()
+    store.write(make_record("s1/a/t1/SF/1"))
+    store.write(make_record("s1/a/t1/SF/0", passed=False))
+    assert sorted(store.new_runs("s1", cursor).get_column("key")) == ["s1/a/t1/SF/0", "s1/a/t1/SF/1"]
