@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
+from cmb.analysis import _tables  # noqa: F401  (registers the other tables first, keeping the registry's order)
 from cmb.analysis._analysis import Analysis, ordered, register_table
-from cmb.analysis._prepare import AUDIT_VOIDED, CONDITION_ORDER, FAILURE_ORDER, PASS, UNCLASSIFIED
+from cmb.analysis._prepare import AUDIT_VOIDED, FAILURE_ORDER, PASS, UNCLASSIFIED
 from cmb.analysis._table import Table
-from cmb.analysis._tables import rank  # also registers the other tables first, keeping the registry's order
 from cmb.models import FailureClass
 
 OUTCOME_SYMBOLS = {
@@ -28,8 +31,37 @@ OUTCOME_SYMBOLS = {
 def task_order(a: Analysis) -> list[str]:
     """Tasks by kind (paper order), then id."""
     kinds = a.kinds()
-    pairs = a.runs.select("kind", "task").unique().rows()
+    pairs = a.task_counts().select("kind", "task").unique().rows()
     return [t for _, t in sorted(pairs, key=lambda kt: (kinds.index(kt[0]) if kt[0] in kinds else 99, kt[1]))]
+
+
+def positions(column: pl.Series, values: Sequence[str | None]) -> npt.NDArray[np.int64]:
+    """Each entry's position in `values`, -1 where it is not there (or null), as an integer array.
+
+    A lookup of the column's categorical codes in a table of a few entries: no string is hashed per row.
+    """
+    codes = column.cast(pl.Categorical).to_physical()
+    named = pl.Series(values, dtype=pl.Categorical).to_physical()  # a None in values matches nothing
+    where = np.flatnonzero(named.is_not_null().to_numpy())
+    known = named.drop_nulls().cast(pl.Int64).to_numpy()
+    largest = codes.max()
+    size = max(int(largest) if isinstance(largest, int) else 0, int(known.max()) if known.size else 0) + 2
+    table = np.full(size, -1, dtype=np.int64)  # the last entry: null
+    table[known] = where
+    found: npt.NDArray[np.int64] = table[codes.fill_null(size - 1).to_numpy()]
+    return found
+
+
+def _number(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values in order, and each value's position among them.
+
+    np.unique's answer, in linear time when the values are small non-negative integers (as row numbers are).
+    """
+    if size > max(4 * values.size, 1 << 20):
+        return np.unique(values, return_inverse=True)
+    seen = np.zeros(size, dtype=bool)
+    seen[values] = True
+    return np.flatnonzero(seen), (np.cumsum(seen) - 1)[values]
 
 
 class Grid:
@@ -38,20 +70,30 @@ class Grid:
     def __init__(self, a: Analysis) -> None:
         self.tasks = task_order(a)
         self.outcomes: list[str | None] = [None, *ordered(a.runs["outcome"].unique().to_list(), [PASS, *FAILURE_ORDER])]
-        keys = a.runs.select("agent", "condition", "trial").unique()
-        keys = keys.with_columns(pl.col("condition").replace_strict(rank(CONDITION_ORDER), default=99).alias("_c"))
-        keys = keys.sort(["agent", "_c", "trial"]).drop("_c").with_row_index("_row")
-        task_index = pl.DataFrame({"task": self.tasks, "_col": range(len(self.tasks))})
-        codes = pl.DataFrame({"outcome": self.outcomes[1:], "_code": range(1, len(self.outcomes))})
-        cells = (
-            a.runs.select("agent", "condition", "trial", "task", "outcome")
-            .join(keys, on=["agent", "condition", "trial"])
-            .join(task_index, on="task")
-            .join(codes, on="outcome")
-        )
-        self.keys: list[tuple[str, str, int]] = keys.select("agent", "condition", "trial").rows()
-        self.codes = np.zeros((keys.height, len(self.tasks)), dtype=np.int8)  # 0: not run
-        self.codes[cells["_row"].to_numpy(), cells["_col"].to_numpy()] = cells["_code"].to_numpy()
+        agents, conditions = a.agents(), a.conditions()
+        # Every label becomes its position in display order (one lookup per attempt, no join); a row is the
+        # (agent, condition, trial) number, and the rows that occur are numbered in that order.
+        runs = a.runs
+        agent = positions(runs["agent"], agents)
+        cond = positions(runs["condition"], conditions)
+        task = positions(runs["task"], self.tasks)
+        outcome = positions(runs["outcome"], self.outcomes[1:]) + 1
+        trial = runs["trial"].cast(pl.Int64).fill_null(-1).to_numpy()
+        ok = (agent >= 0) & (cond >= 0) & (task >= 0) & (outcome >= 1) & runs["trial"].is_not_null().to_numpy()
+        if not ok.all():
+            agent, cond, task, outcome, trial = agent[ok], cond[ok], task[ok], outcome[ok], trial[ok]
+        first = int(trial.min()) if trial.size else 0
+        span = int(trial.max()) - first + 1 if trial.size else 1
+        row = (agent * len(conditions) + cond) * span + trial - first
+        present, row = _number(row, len(agents) * len(conditions) * span)
+        agent_of, rest = np.divmod(present, len(conditions) * span)
+        cond_of, trial_of = np.divmod(rest, span)
+        self.keys: list[tuple[str, str, int]] = [
+            (agents[i], conditions[j], k + first)
+            for i, j, k in zip(agent_of.tolist(), cond_of.tolist(), trial_of.tolist(), strict=True)
+        ]
+        self.codes = np.zeros((present.size, len(self.tasks)), dtype=np.int8)  # 0: not run
+        self.codes[row, task] = outcome
 
 
 @register_table("grid", "Every attempt")
@@ -62,7 +104,8 @@ def grid_table(a: Analysis) -> Table:
     symbols = np.array([" ", *(OUTCOME_SYMBOLS.get(str(o), "?") for o in g.outcomes[1:])])
     pass_code = g.outcomes.index(PASS) if PASS in g.outcomes else -1
     outcome_rows = names[g.codes].tolist()
-    lines = ["".join(row) for row in symbols[g.codes].tolist()]
+    # each row's one-character cells viewed as one string: no Python string per cell
+    lines = symbols[g.codes].view(f"<U{len(g.tasks)}").ravel().tolist() if g.tasks else [""] * len(g.keys)
     passed = (g.codes == pass_code).sum(axis=1).tolist()
     ran = (g.codes > 0).sum(axis=1).tolist()
     rows = [

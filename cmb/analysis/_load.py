@@ -26,13 +26,15 @@ RUNS = polars_schema(RUNS_SCHEMA)
 CHECKS = polars_schema(CHECKS_SCHEMA)
 # The columns the analysis reads; the others (the full record as JSON above all) are never loaded.
 RUN_COLUMNS: tuple[str, ...] = (
-    "key", "sweep", "agent", "model", "task", "study", "kind", "condition", "trial", "started_at", "finished_at",
+    "key", "sweep", "agent", "model", "task", "kind", "condition", "trial", "started_at", "finished_at",
     "written_at", "run_id", "t_setup_s", "t_agent_s", "t_collect_s", "t_grade_s", "input_tokens", "output_tokens",
     "cached_tokens", "model_cost_usd", "cpus", "node_exclusive", "audit_passed", "raw_score", "gated_score", "passed",
-    "failure_class", "task_hash", "grader_hash", "harness_version", "compute_cost_usd", "memory_gib", "held_s",
-    "cpu_s", "peak_memory_bytes", "compute_source", "compute_price_sheet",
+    "failure_class", "task_hash", "grader_hash", "harness_version", "compute_cost_usd", "held_s", "cpu_s",
+    "peak_memory_bytes", "compute_price_sheet",
 )  # fmt: skip
-CHECK_COLUMNS: tuple[str, ...] = ("key", "sweep", "run_id", "check_id", "check_type", "category", "passed", "message")
+CHECK_COLUMNS: tuple[str, ...] = (
+    "key", "sweep", "condition", "run_id", "check_id", "check_type", "category", "passed", "message",
+)  # fmt: skip
 INFRASTRUCTURE = "infrastructure"
 
 
@@ -79,13 +81,17 @@ def dedupe_runs(runs: pl.DataFrame) -> pl.DataFrame:
     """One row per attempt key, decided as the store's reader (`cmb.store.dedupe_runs`) decides.
 
     A non-infrastructure record beats an infrastructure one, then the latest finished, then the latest written.
-    Keys are unique in a compacted store, so that case costs one pass; only duplicated keys are ranked (the
+    Keys are unique in a compacted store, so that case costs one pass over the keys' hashes (distinct hashes mean
+    distinct keys; a collision only sends the frame down the exact path); only duplicated keys are ranked (the
     store's function sorts the whole frame, which is what makes it slow on a million rows).
     """
-    duplicated = runs.get_column("key").is_duplicated()
+    keys = runs.get_column("key")
+    if keys.hash().n_unique() == runs.height:
+        return runs
+    duplicated = keys.is_duplicated()
     if not duplicated.any():
         return runs
-    agent_record = (pl.col("failure_class").fill_null("") != INFRASTRUCTURE).alias("_agent_record")
+    agent_record = (pl.col("failure_class") != INFRASTRUCTURE).fill_null(True).alias("_agent_record")
     winners = (
         runs.filter(duplicated)
         .with_columns(agent_record)
@@ -94,6 +100,14 @@ def dedupe_runs(runs: pl.DataFrame) -> pl.DataFrame:
         .drop("_agent_record")
     )
     return pl.concat([runs.filter(~duplicated), winners])
+
+
+def dedupe_scan(runs: pl.LazyFrame) -> pl.LazyFrame:
+    """`dedupe_runs` of a scan; it reads only the keys when they are unique (as in a compacted store)."""
+    keys = runs.select("key").collect().get_column("key")
+    if keys.hash().n_unique() == keys.len():
+        return runs
+    return dedupe_runs(runs.collect()).lazy()
 
 
 def scan_checks(home: Path, sweeps: Sequence[str]) -> pl.LazyFrame | None:

@@ -7,7 +7,7 @@ from enum import StrEnum
 import polars as pl
 from pydantic import Field
 
-from cmb.analysis._load import RUN_COLUMNS
+from cmb.analysis._load import RUN_COLUMNS, dedupe_runs
 from cmb.models import DEFAULT_PROFILES, CmbModel, ComputePriceSheet, FailureClass
 
 # Outcome of a kept attempt as the tables and the grid show it.
@@ -89,32 +89,72 @@ class EpochReport(CmbModel):
         return f"{self.kept} of {self.loaded} attempts kept (epoch: {self.epoch.value}; dropped: {dropped})"
 
 
+# String columns with few distinct values: categorical, so that filters, windows and group-bys work on integer codes.
+CATEGORICAL: tuple[str, ...] = (
+    "sweep", "agent", "model", "task", "kind", "condition", "failure_class", "compute_price_sheet", "harness_version",
+    "task_hash", "grader_hash",
+)  # fmt: skip
+# The columns of the prepared frame (`Analysis.all` and `.runs`): what some table, the report or `compare` reads.
+# The inputs of the derived columns (phase times, raw flags and scores, the recorded compute cost, the failure
+# class, the write time and harness version) are not kept: `outcome`, `wall_s`, `pass_*`, `score_*`,
+# `compute_usd` and `drop_reason` carry what they say.
+ANALYSIS_COLUMNS: tuple[str, ...] = (
+    "key", "run_id", "sweep", "agent", "model", "task", "kind", "condition", "trial", "started_at", "finished_at",
+    "task_hash", "grader_hash", "input_tokens", "output_tokens", "cached_tokens", "model_cost_usd", "cpus",
+    "node_exclusive", "held_s", "cpu_s", "peak_memory_bytes", "compute_price_sheet",
+    "drop_reason", "outcome", "pass_raw", "pass_gated", "score_raw", "score_gated", "wall_s", "compute_usd",
+    "compute_metered",
+)  # fmt: skip
+
+
+def _latest_row(rank: pl.Expr, group: pl.Expr | str) -> pl.Expr:
+    """The row number (`_row`) of each `group`'s highest `rank`: the first such row; any row when none is ranked.
+
+    What `value.sort_by(rank).last().over(group)` picks, as one linear pass and a row number per attempt, so the
+    value itself (a version string) is gathered once instead of being moved around the window.
+    """
+    return pl.col("_row").get(rank.arg_max().fill_null(0)).over(group)
+
+
+def _changed(column: str, latest: pl.Expr) -> pl.Expr:
+    return pl.col(column).ne_missing(pl.col(column).gather(latest))
+
+
 def prepare(
-    runs: pl.LazyFrame, *, epoch: Epoch = Epoch.LATEST, cost: CostModel | None = None
+    runs: pl.LazyFrame, *, epoch: Epoch = Epoch.LATEST, cost: CostModel | None = None, dedupe: bool = False
 ) -> tuple[pl.DataFrame, EpochReport]:
     """Derive outcome, wall time and cost columns and mark dropped attempts in `drop_reason` (null = kept).
 
     `compute_usd` is the recorded `compute_cost_usd` where the attempt was metered (`compute_metered`), else the
-    `cost` estimate (requested CPUs, or a whole node, over the wall time).
+    `cost` estimate (requested CPUs, or a whole node, over the wall time). The frame holds `ANALYSIS_COLUMNS`,
+    the `CATEGORICAL` ones (and `outcome`) as polars Categorical. With `dedupe` the rows are first reduced to
+    one per key (`dedupe_runs`: a store's rows hold every write of a key).
 
     Infrastructure failures are always dropped: they are the harness's, never the agent's. With the latest epoch
     (default) each sweep keeps the harness version of its most recent attempt and each task the task and grader
     version of its most recent attempt, so a sweep resumed after a fix is not mixed with the runs before it.
     """
     cost = cost or CostModel()
-    runs = runs.select(RUN_COLUMNS)
+    raw = runs.select(RUN_COLUMNS).with_columns(pl.col(CATEGORICAL).cast(pl.Categorical)).collect()
+    if dedupe:
+        raw = dedupe_runs(raw)
     # A NaN cost is a writer's way of saying unknown: it is unpriced, like null, never a number.
-    runs = runs.with_columns(pl.col("model_cost_usd").fill_nan(None), pl.col("compute_cost_usd").fill_nan(None))
+    lf = raw.lazy().with_columns(pl.col("model_cost_usd").fill_nan(None), pl.col("compute_cost_usd").fill_nan(None))
     # Flags first, the drop reason once at the end: each version is ranked by its latest finish among the
     # attempts that still count (infrastructure rows never pick the epoch, stale-harness rows never a task's).
-    lf = runs.with_columns(_infra=pl.col("failure_class").fill_null("") == FailureClass.INFRASTRUCTURE.value)
+    infra = (pl.col("failure_class") == FailureClass.INFRASTRUCTURE.value).fill_null(False)
+    lf = lf.with_columns(_infra=infra)
     if epoch is Epoch.LATEST:
-        lf = lf.with_columns(_rank=pl.when(~pl.col("_infra")).then(pl.col("finished_at")))
-        latest_harness = pl.col("harness_version").sort_by("_rank").last().over("sweep")
-        lf = lf.with_columns(_stale_h=~pl.col("_infra") & pl.col("harness_version").ne_missing(latest_harness))
-        lf = lf.with_columns(_rank=pl.when(~pl.col("_infra") & ~pl.col("_stale_h")).then(pl.col("finished_at")))
-        stale = [pl.col(c).ne_missing(pl.col(c).sort_by("_rank").last().over(["sweep", "task"])) for c in HASHES]
-        lf = lf.with_columns(_stale_t=~pl.col("_infra") & ~pl.col("_stale_h") & pl.any_horizontal(stale))
+        lf = lf.with_row_index("_row")
+        rank = pl.when(~pl.col("_infra")).then(pl.col("finished_at"))
+        latest_harness = _latest_row(rank, "sweep")
+        lf = lf.with_columns(_stale_h=~pl.col("_infra") & _changed("harness_version", latest_harness))
+        rank = pl.when(~pl.col("_infra") & ~pl.col("_stale_h")).then(pl.col("finished_at"))
+        # both hashes from the same latest attempt of the task (sweep and task as one integer key)
+        task = pl.col("sweep").to_physical().cast(pl.UInt64) * (1 << 32) + pl.col("task").to_physical()
+        latest = _latest_row(rank, task)
+        stale = pl.any_horizontal([_changed(c, latest) for c in HASHES])
+        lf = lf.with_columns(_stale_t=~pl.col("_infra") & ~pl.col("_stale_h") & stale)
     else:
         lf = lf.with_columns(_stale_h=pl.lit(False), _stale_t=pl.lit(False))
     lf = lf.with_columns(
@@ -124,7 +164,7 @@ def prepare(
         .then(pl.lit(DropReason.STALE_HARNESS.value))
         .when(pl.col("_stale_t"))
         .then(pl.lit(DropReason.STALE_TASK.value))
-    ).drop("_infra", "_stale_h", "_stale_t", "_rank", strict=False)
+    )
 
     audit_ok = pl.col("audit_passed").fill_null(True)
     # `passed` is the gated outcome; a raw pass is every check passing before the audit is applied.
@@ -153,36 +193,33 @@ def prepare(
         .otherwise(hours * pl.col("cpus").fill_null(1.0) * cost.cpu_hour_usd)
     )
     metered = pl.col("compute_cost_usd").is_not_null()
+    category = pl.Categorical()
     lf = lf.with_columns(
         # the cost metered and priced when the attempt ran; the configured estimate only for older records
         compute_usd=pl.when(metered).then(pl.col("compute_cost_usd")).otherwise(estimate),
         compute_metered=metered,
         outcome=pl.when(pl.col("pass_gated"))
-        .then(pl.lit(PASS))
+        .then(pl.lit(PASS, dtype=category))
         .when(pl.col("failure_class").is_not_null())
         .then(pl.col("failure_class"))
         .when(pl.col("pass_raw") & ~audit_ok)
-        .then(pl.lit(AUDIT_VOIDED))
-        .otherwise(pl.lit(UNCLASSIFIED)),
+        .then(pl.lit(AUDIT_VOIDED, dtype=category))
+        .otherwise(pl.lit(UNCLASSIFIED, dtype=category)),
     )
-    df = lf.collect()
+    # harness_version is read for the epoch report, then dropped (dropping a column copies nothing)
+    df = lf.select(*ANALYSIS_COLUMNS, "harness_version").collect()
     dropped = df["drop_reason"].drop_nulls().value_counts()
     counts = dict(zip(dropped["drop_reason"].to_list(), dropped["count"].to_list(), strict=True))
-    kept = df.filter(pl.col("drop_reason").is_null())
-    harness = (
-        kept.select("sweep", "harness_version")
-        .group_by("sweep")
-        .agg(pl.col("harness_version").drop_nulls().first())
-        .sort("sweep")
-    )
-    stale_rows = df.select("task", "drop_reason").filter(pl.col("drop_reason") == DropReason.STALE_TASK.value)
-    stale_tasks = stale_rows["task"].unique().sort().to_list()
+    kept = df.lazy().filter(pl.col("drop_reason").is_null())
+    harness = kept.group_by("sweep").agg(pl.col("harness_version").drop_nulls().first()).sort("sweep").collect()
+    stale_rows = df.lazy().filter(pl.col("drop_reason") == DropReason.STALE_TASK.value).select("task")
+    stale_tasks = stale_rows.unique().sort("task").collect()["task"].to_list()
     report = EpochReport(
         epoch=epoch,
         loaded=df.height,
-        kept=kept.height,
+        kept=df.height - sum(counts.values()),
         dropped={r.value: int(counts.get(r.value, 0)) for r in DropReason},
         harness_versions={s: v or "?" for s, v in harness.iter_rows()},
         stale_tasks=stale_tasks,
     )
-    return df, report
+    return df.drop("harness_version"), report

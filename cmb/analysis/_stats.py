@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -21,6 +21,7 @@ FloatArray = npt.NDArray[np.float64]
 DEFAULT_SEED = 20260817
 DEFAULT_N_BOOT = 5000
 _CHUNK_ELEMENTS = 4_000_000  # bound the (resamples x tasks) index block in memory
+_CACHE_ELEMENTS = 1_000_000  # resample counts kept for reuse only up to this size (8 MB each)
 EXACT_SIGN_FLIP_MAX = 20  # 2**20 sign vectors: enumerate exactly up to here, Monte Carlo above
 EXACT_WILCOXON_MAX = 400  # the exact null distribution is a DP over rank sums, O(n^3) below this
 
@@ -36,45 +37,49 @@ class Interval(CmbModel):
     clusters: int = Field(description="Tasks resampled")
 
 
-@functools.lru_cache(maxsize=4)  # at most 4 x 16 MB
-def _all_indices(n_clusters: int, n_boot: int, seed: int) -> npt.NDArray[np.int32]:
-    """Every resample's indices at once. Groups with as many tasks share them: same seed, same draws."""
-    idx = np.random.default_rng(seed).integers(0, n_clusters, size=(n_boot, n_clusters)).astype(np.int32)
-    idx.flags.writeable = False
-    return idx
+def _tally(idx: npt.NDArray[np.integer[Any]], n_clusters: int) -> FloatArray:
+    """How often each resample (row of `idx`) drew each cluster, as floats for the matrix products."""
+    rows = idx.shape[0]
+    flat = (idx + n_clusters * np.arange(rows)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * n_clusters).reshape(rows, n_clusters).astype(np.float64)
 
 
-def _resample(n_clusters: int, n_boot: int, seed: int) -> Callable[[], npt.NDArray[np.integer[Any]]]:
-    """Return blocks of resampled cluster indices; block boundaries do not change the generator's stream."""
-    if n_boot * n_clusters <= _CHUNK_ELEMENTS:
-        whole = _all_indices(n_clusters, n_boot, seed)
-        return lambda: whole
+@functools.lru_cache(maxsize=16)  # at most 16 x 8 MB, reused by every group with as many tasks
+def _all_counts(n_clusters: int, n_boot: int, seed: int) -> FloatArray:
+    """Every resample's draw counts at once. Groups with as many tasks share them: same seed, same draws."""
+    rng = np.random.default_rng(seed)
+    counts = _tally(rng.integers(0, n_clusters, size=(n_boot, n_clusters)), n_clusters)
+    counts.flags.writeable = False
+    return counts
+
+
+def _resample_counts(n_clusters: int, n_boot: int, seed: int) -> Iterator[FloatArray]:
+    """Blocks of resample counts (rows: resamples, columns: clusters) in the generator's order.
+
+    Resample b draws `rng.integers(0, T, size=T)` cluster indices; its row counts how often each was drawn, so a
+    resampled sum is the row's product with the clusters' values. Block boundaries do not change the stream.
+    """
+    if n_boot * n_clusters <= _CACHE_ELEMENTS:
+        yield _all_counts(n_clusters, n_boot, seed)
+        return
     rng = np.random.default_rng(seed)
     block = max(1, _CHUNK_ELEMENTS // max(n_clusters, 1))
-    done = 0
-
-    def next_block() -> npt.NDArray[np.integer[Any]]:
-        nonlocal done
-        size = min(block, n_boot - done)
-        done += size
-        return rng.integers(0, n_clusters, size=(size, n_clusters))
-
-    return next_block
+    for start in range(0, n_boot, block):
+        size = min(block, n_boot - start)
+        yield _tally(rng.integers(0, n_clusters, size=(size, n_clusters)), n_clusters)
 
 
-def _clustered_stats(
-    n_clusters: int, n_boot: int, seed: int, statistic: Callable[[npt.NDArray[np.integer[Any]]], FloatArray]
-) -> FloatArray:
-    """The statistic of every resample, computed block by block (rows of `idx` are resampled cluster indices)."""
-    stats = np.empty(n_boot, dtype=np.float64)
-    draw = _resample(n_clusters, n_boot, seed)
+def _clustered_sums(values: FloatArray, n_boot: int, seed: int) -> FloatArray:
+    """Resampled column sums of `values` (rows: clusters): shape (n_boot, columns), one matrix product a block.
+
+    The sums equal summing the drawn rows one by one; exactly so for integer counts such as passes and attempts.
+    """
+    sums = np.empty((n_boot, values.shape[1]), dtype=np.float64)
     filled = 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        while filled < n_boot:
-            idx = draw()
-            stats[filled : filled + len(idx)] = statistic(idx)
-            filled += len(idx)
-    return stats
+    for counts in _resample_counts(values.shape[0], n_boot, seed):
+        sums[filled : filled + len(counts)] = counts @ values
+        filled += len(counts)
+    return sums
 
 
 def _percentiles(stats: FloatArray, level: float) -> tuple[float | None, float | None]:
@@ -84,6 +89,11 @@ def _percentiles(stats: FloatArray, level: float) -> tuple[float | None, float |
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(finite, [tail, 1.0 - tail])
     return float(low), float(high)
+
+
+def _interval(stats: FloatArray, level: float, n_boot: int, seed: int, clusters: int) -> Interval:
+    low, high = _percentiles(stats, level)
+    return Interval(low=low, high=high, level=level, n_boot=n_boot, seed=seed, clusters=clusters)
 
 
 def bootstrap_ratio(
@@ -99,13 +109,47 @@ def bootstrap_ratio(
     Resample b draws `rng.integers(0, T, size=T)` task indices (all resamples drawn in order from one generator
     seeded with `seed`) and takes the ratio of the summed numerators and denominators of the drawn tasks.
     """
-    num = np.asarray(numerators, dtype=np.float64)
-    den = np.asarray(denominators, dtype=np.float64)
-    if num.size == 0:
-        return Interval(low=None, high=None, level=level, n_boot=n_boot, seed=seed, clusters=0)
-    stats = _clustered_stats(num.size, n_boot, seed, lambda idx: num[idx].sum(axis=1) / den[idx].sum(axis=1))
-    low, high = _percentiles(stats, level)
-    return Interval(low=low, high=high, level=level, n_boot=n_boot, seed=seed, clusters=num.size)
+    return bootstrap_ratios([(numerators, denominators)], n_boot=n_boot, seed=seed, level=level)[0]
+
+
+def bootstrap_ratios(
+    groups: Sequence[tuple[Sequence[float] | FloatArray, Sequence[float] | FloatArray]],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+) -> list[Interval]:
+    """`bootstrap_ratio` of many (numerators, denominators) groups at once, the same interval for each.
+
+    Groups with the same number of tasks share their draws (same seed), so each such set costs one matrix
+    product of the resample counts with all their columns, and one quantile call.
+    """
+    arrays = [(np.asarray(n, dtype=np.float64), np.asarray(d, dtype=np.float64)) for n, d in groups]
+    out: list[Interval | None] = [None] * len(arrays)
+    by_size: dict[int, list[int]] = {}
+    for i, (num, _) in enumerate(arrays):
+        by_size.setdefault(num.size, []).append(i)
+    for size, members in by_size.items():
+        if size == 0:
+            for i in members:
+                out[i] = Interval(low=None, high=None, level=level, n_boot=n_boot, seed=seed, clusters=0)
+            continue
+        columns = np.stack([x for i in members for x in arrays[i]], axis=1)  # num, den, num, den ...
+        sums = _clustered_sums(columns, n_boot, seed)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            stats = sums[:, 0::2] / sums[:, 1::2]
+        tail = (1.0 - level) / 2.0
+        # the quantiles of all groups at once where every resample has a ratio
+        whole = np.flatnonzero(np.isfinite(stats).all(axis=0)).tolist()
+        bounds = np.quantile(stats[:, whole], [tail, 1.0 - tail], axis=0).T.tolist() if whole else []
+        column = dict(zip(whole, bounds, strict=True))
+        for j, i in enumerate(members):
+            if j in column:
+                low, high = column[j]
+                out[i] = Interval(low=low, high=high, level=level, n_boot=n_boot, seed=seed, clusters=size)
+            else:  # some resamples drew no attempts: the quantiles of the others
+                out[i] = _interval(stats[:, j], level, n_boot, seed, size)
+    return [ci for ci in out if ci is not None]
 
 
 def bootstrap_paired_ratio_diff(
@@ -119,17 +163,24 @@ def bootstrap_paired_ratio_diff(
     level: float = 0.95,
 ) -> Interval:
     """CI of ratio(b) - ratio(a) on the same tasks (row i of a and b is task i), tasks resampled together."""
-    na, da, nb, db = (np.asarray(x, dtype=np.float64) for x in (num_a, den_a, num_b, den_b))
-    if na.size == 0:
+    columns = np.stack([np.asarray(x, dtype=np.float64) for x in (num_a, den_a, num_b, den_b)], axis=1)
+    if columns.shape[0] == 0:
         return Interval(low=None, high=None, level=level, n_boot=n_boot, seed=seed, clusters=0)
-    stats = _clustered_stats(
-        na.size,
-        n_boot,
-        seed,
-        lambda idx: nb[idx].sum(axis=1) / db[idx].sum(axis=1) - na[idx].sum(axis=1) / da[idx].sum(axis=1),
-    )
-    low, high = _percentiles(stats, level)
-    return Interval(low=low, high=high, level=level, n_boot=n_boot, seed=seed, clusters=na.size)
+    s = _clustered_sums(columns, n_boot, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        stats = s[:, 2] / s[:, 3] - s[:, 0] / s[:, 1]
+    return _interval(stats, level, n_boot, seed, columns.shape[0])
+
+
+def _unpaired_counts(size_a: int, size_b: int, n_boot: int, seed: int) -> tuple[FloatArray, FloatArray]:
+    rng = np.random.default_rng(seed)
+    ca = _tally(rng.integers(0, size_a, size=(n_boot, size_a)), size_a)
+    cb = _tally(rng.integers(0, size_b, size=(n_boot, size_b)), size_b)  # drawn after a's, from the same generator
+    ca.flags.writeable = cb.flags.writeable = False
+    return ca, cb
+
+
+_cached_unpaired_counts = functools.lru_cache(maxsize=4)(_unpaired_counts)
 
 
 def bootstrap_unpaired_ratio_diff(
@@ -143,16 +194,16 @@ def bootstrap_unpaired_ratio_diff(
     level: float = 0.95,
 ) -> Interval:
     """CI of ratio(b) - ratio(a) on different task sets, each resampled on its own (a first, then b)."""
-    na, da, nb, db = (np.asarray(x, dtype=np.float64) for x in (num_a, den_a, num_b, den_b))
-    if na.size == 0 or nb.size == 0:
+    a = np.stack([np.asarray(num_a, dtype=np.float64), np.asarray(den_a, dtype=np.float64)], axis=1)
+    b = np.stack([np.asarray(num_b, dtype=np.float64), np.asarray(den_b, dtype=np.float64)], axis=1)
+    if a.shape[0] == 0 or b.shape[0] == 0:
         return Interval(low=None, high=None, level=level, n_boot=n_boot, seed=seed, clusters=0)
-    rng = np.random.default_rng(seed)
+    small = n_boot * (a.shape[0] + b.shape[0]) <= _CACHE_ELEMENTS
+    ca, cb = (_cached_unpaired_counts if small else _unpaired_counts)(a.shape[0], b.shape[0], n_boot, seed)
+    sa, sb = ca @ a, cb @ b
     with np.errstate(invalid="ignore", divide="ignore"):
-        ia = rng.integers(0, na.size, size=(n_boot, na.size))
-        ib = rng.integers(0, nb.size, size=(n_boot, nb.size))  # drawn after a's, from the same generator
-        stats = nb[ib].sum(axis=1) / db[ib].sum(axis=1) - na[ia].sum(axis=1) / da[ia].sum(axis=1)
-    low, high = _percentiles(stats, level)
-    return Interval(low=low, high=high, level=level, n_boot=n_boot, seed=seed, clusters=na.size + nb.size)
+        stats = sb[:, 0] / sb[:, 1] - sa[:, 0] / sa[:, 1]
+    return _interval(stats, level, n_boot, seed, a.shape[0] + b.shape[0])
 
 
 def bootstrap_mean(
@@ -191,6 +242,35 @@ def pass_k_curves(n: int, c: int) -> tuple[FloatArray, FloatArray]:
     none_pass: FloatArray = np.cumprod(np.clip(n - c - i, 0, None) / (n - i)).astype(np.float64)
     all_pass: FloatArray = np.cumprod(np.clip(c - i, 0, None) / (n - i)).astype(np.float64)
     return 1.0 - none_pass, all_pass
+
+
+def pass_k_means(
+    pairs: npt.NDArray[np.integer[Any]], weight: npt.NDArray[np.integer[Any]], k_max: int
+) -> tuple[dict[str, float | None], dict[str, float | None], dict[str, int]]:
+    """Mean pass@k and pass^k over tasks, k = 1..k_max; a task counts for the k up to its own trials.
+
+    `pairs` holds distinct (trials n, passes c) rows and `weight` how many tasks have each. The curves are
+    `pass_k_curves` for all pairs at once (the same running products), summed over pairs in their order.
+    """
+    n = pairs[:, 0].astype(np.float64)[:, None]
+    c = pairs[:, 1].astype(np.float64)[:, None]
+    if np.any(c < 0) or np.any(c > n) or np.any(n < 1):
+        raise ValueError("need 0 <= c <= n and n >= 1 for every task")
+    i = np.arange(k_max, dtype=np.float64)[None, :]
+    used = i < n  # pass@k of a task is defined up to its own trials
+    with np.errstate(invalid="ignore", divide="ignore"):
+        none_pass = np.cumprod(np.where(used, np.clip(n - c - i, 0, None) / (n - i), 1.0), axis=1)
+        all_pass = np.cumprod(np.where(used, np.clip(c - i, 0, None) / (n - i), 1.0), axis=1)
+    w = weight.astype(np.float64)[:, None]
+    # cumsum adds the pairs one after another, as a loop over them would (the last row is the total)
+    zero = np.zeros((1, k_max))
+    at_sum = np.cumsum(np.concatenate([zero, np.where(used, w * (1.0 - none_pass), 0.0)]), axis=0)[-1]
+    hat_sum = np.cumsum(np.concatenate([zero, np.where(used, w * all_pass, 0.0)]), axis=0)[-1]
+    count = (used * weight[:, None]).sum(axis=0)
+    ks = [str(k) for k in range(1, k_max + 1)]
+    at_k = {k: (float(at_sum[j] / count[j]) if count[j] else None) for j, k in enumerate(ks)}
+    hat_k = {k: (float(hat_sum[j] / count[j]) if count[j] else None) for j, k in enumerate(ks)}
+    return at_k, hat_k, {k: int(count[j]) for j, k in enumerate(ks)}
 
 
 # --- paired tests ------------------------------------------------------------------------------------------------

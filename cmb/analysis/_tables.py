@@ -10,13 +10,9 @@ import polars as pl
 import yaml
 from pydantic import ValidationError
 
-from cmb.analysis._analysis import Analysis, register_table
+from cmb.analysis._analysis import Analysis, Grouping, count, float_sums, register_table
 from cmb.analysis._prepare import CONDITION_ORDER, FAILURE_ORDER, PASS
-from cmb.analysis._stats import (
-    bootstrap_paired_ratio_diff,
-    bootstrap_unpaired_ratio_diff,
-    pass_k_curves,
-)
+from cmb.analysis._stats import bootstrap_paired_ratio_diff, bootstrap_unpaired_ratio_diff, pass_k_means
 from cmb.analysis._table import Table, ci_cell, pct, pp, rate_cell, ratio, usd
 from cmb.models import SweepSpec
 
@@ -29,18 +25,40 @@ KIND_LABELS = {
 SINGLE_FULL, SINGLE_REDUCED, WORKFLOW_FULL, WORKFLOW_REDUCED = CONDITION_ORDER
 
 
-def _models(col: str = "model") -> pl.Expr:
-    return pl.col(col).drop_nulls().unique().sort().str.join(",").alias("model")
+def _models(frame: pl.DataFrame, groups: list[str]) -> pl.DataFrame:
+    """Each group's models, distinct and sorted, joined by commas ("" when none is named).
+
+    From the distinct (group, model) rows: cheaper than collecting every attempt's model inside the group-by.
+    """
+    pairs = frame.lazy().select(*groups, "model").unique().drop_nulls("model").collect()
+    return pairs.group_by(groups).agg(pl.col("model").cast(pl.String).sort().str.join(","))
 
 
-def _cost_exprs() -> list[pl.Expr]:
+def _priced() -> list[pl.Expr]:
+    """The flags `_cost_counts` counts, as columns (a flag computed inside a group-by is computed group by group)."""
     priced = pl.col("model_cost_usd").is_not_null()
-    return [
-        pl.col("model_cost_usd").sum().alias("model_cost_usd"),
-        priced.sum().cast(pl.Int64).alias("priced"),
-        (~priced).sum().cast(pl.Int64).alias("unpriced"),
-        pl.col("compute_usd").sum().alias("compute_usd"),
-    ]
+    return [priced.alias("_priced"), (~priced).alias("_unpriced")]
+
+
+def _cost_counts() -> list[pl.Expr]:
+    """Per group, the priced and unpriced attempts, over a frame with the `_priced` columns."""
+    return [count("_priced").alias("priced"), count("_unpriced").alias("unpriced")]
+
+
+def _cost_sums() -> dict[str, pl.Expr]:
+    """Model and compute cost: `float_sums` of these (reproducible to the bit)."""
+    return {"model_cost_usd": pl.col("model_cost_usd"), "compute_usd": pl.col("compute_usd")}
+
+
+def _aggregate(
+    frame: pl.DataFrame, by: list[str] | Grouping, counts: list[pl.Expr], sums: dict[str, pl.Expr]
+) -> pl.DataFrame:
+    """Integer `counts` (any engine: exact) and float `sums` (`float_sums`) per group, or of the whole frame."""
+    keys = by.keys.columns if isinstance(by, Grouping) else by
+    if not keys:
+        return pl.concat([frame.select(counts), float_sums(frame, [], **sums)], how="horizontal")
+    floats = float_sums(frame, by, **sums)
+    return frame.lazy().group_by(keys).agg(counts).collect().join(floats, on=keys, how="left")
 
 
 def _model_cost(row: dict[str, Any]) -> float | None:
@@ -54,32 +72,38 @@ def _model_cost(row: dict[str, Any]) -> float | None:
 @register_table("pass", "Pass rate by task kind and agent")
 def pass_table(a: Analysis) -> Table:
     """Table 2 shape: per agent and condition, the pass rate of each kind and of all tasks, with counts and cost."""
-    df, p = a.runs, a.pass_col
+    p = a.pass_col
     groups = ["agent", "condition"]
+    # flags as columns first: see _priced
+    df = a.runs.with_columns(*_priced(), _voided=pl.col("pass_raw") & ~pl.col("pass_gated"))
+    counts = [
+        pl.len().cast(pl.Int64).alias("attempts"),
+        count(p).alias("passes"),
+        count("pass_raw").alias("raw_passes"),
+        # every check passed and the execution audit voided it, whatever class the runner gave the failure
+        count("_voided").alias("audit_voided"),
+        *_cost_counts(),
+    ]
     overall = (
-        df.group_by(groups)
-        .agg(
-            _models(),
-            pl.col("task").n_unique().alias("tasks"),
-            pl.len().cast(pl.Int64).alias("attempts"),
-            pl.col(p).sum().cast(pl.Int64).alias("passes"),
-            pl.col("pass_raw").sum().cast(pl.Int64).alias("raw_passes"),
-            # every check passed and the execution audit voided it, whatever class the runner gave the failure
-            (pl.col("pass_raw") & ~pl.col("pass_gated")).sum().cast(pl.Int64).alias("audit_voided"),
-            pl.col(a.score_col).mean().alias("mean_score"),
-            *_cost_exprs(),
-        )
+        _aggregate(df, a.grouping(groups), counts, {"_score": pl.col(a.score_col), **_cost_sums()})
+        .with_columns(mean_score=pl.col("_score") / pl.col("attempts"))
+        .join(_models(df, groups), on=groups, how="left")
+        .with_columns(pl.col("model").fill_null(""))
         .sort(pl.col("agent"), pl.col("condition").replace_strict(rank(CONDITION_ORDER), default=99))
     )
     clusters = a.per_task([*groups, "kind"]).partition_by([*groups, "kind"], as_dict=True)
     all_clusters = a.per_task(groups).partition_by(groups, as_dict=True)
     kinds = a.kinds()
+    keys = [(r["agent"], r["condition"]) for r in overall.select(groups).iter_rows(named=True)]
+    kind_keys = [(*key, kind) for key in keys for kind in kinds if (*key, kind) in clusters]
+    tables = [all_clusters[key] for key in keys] + [clusters[key] for key in kind_keys]
+    intervals = a.cis([(t["passes"].to_numpy(), t["attempts"].to_numpy()) for t in tables])
+    cis = dict(zip([*keys, *kind_keys], intervals, strict=True))
     rows: list[dict[str, Any]] = []
     cells: list[list[str]] = []
     for r in overall.iter_rows(named=True):
         key = (r["agent"], r["condition"])
-        all_tasks = all_clusters[key]
-        ci = a.ci(all_tasks["passes"].to_numpy(), all_tasks["attempts"].to_numpy())
+        ci = cis[key]
         by_kind: dict[str, Any] = {}
         kind_cells = []
         for kind in kinds:
@@ -88,7 +112,7 @@ def pass_table(a: Analysis) -> Table:
                 kind_cells.append("–")
                 continue
             n_pass, n_att = int(t["passes"].sum()), int(t["attempts"].sum())
-            kci = a.ci(t["passes"].to_numpy(), t["attempts"].to_numpy())
+            kci = cis[(*key, kind)]
             by_kind[kind] = {
                 "tasks": t.height,
                 "attempts": n_att,
@@ -103,7 +127,7 @@ def pass_table(a: Analysis) -> Table:
             "agent": r["agent"],
             "model": r["model"] or None,
             "condition": r["condition"],
-            "tasks": r["tasks"],
+            "tasks": all_clusters[key].height,
             "attempts": r["attempts"],
             "passes": r["passes"],
             "pass_rate": r["passes"] / r["attempts"],
@@ -172,34 +196,36 @@ def repeat_table(a: Analysis, min_trials: int = 2) -> Table:
     rows: list[dict[str, Any]] = []
     parts = per_task.partition_by(groups, as_dict=True)
     order = sorted(parts, key=lambda k: (str(k[0]), rank(CONDITION_ORDER).get(str(k[1]), 99)))
+    arrays = [(parts[key]["attempts"].to_numpy(), parts[key]["passes"].to_numpy()) for key in order]
+    intervals = a.cis([(c, n) for n, c in arrays])
     n_cols = 0
-    for key in order:
-        t = parts[key]
-        n = t["attempts"].to_numpy()
-        c = t["passes"].to_numpy()
-        modal_n = max(Counter(n.tolist()).items(), key=lambda kv: (kv[1], kv[0]))[0]  # most common, then largest
+    for key, (n, c), ci in zip(order, arrays, intervals, strict=True):
+        tasks = len(n)
+        # each (trials, passes) pair once, with the number of tasks that have it
+        pairs, weight = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+        trials, tally = np.unique(n, return_counts=True)
+        modal_n = int(trials[tally == tally.max()].max())  # most common, then largest
         n_cols = max(n_cols, modal_n)
-        at_k, hat_k, k_tasks = _pass_k_means(n, c, int(modal_n))
-        by_passing = Counter(f"{int(ci)}/{int(ni)}" for ni, ci in zip(n, c, strict=True))
+        at_k, hat_k, k_tasks = pass_k_means(pairs, weight, modal_n)
+        by_passing = {f"{ci_}/{ni}": w for (ni, ci_), w in zip(pairs.tolist(), weight.tolist(), strict=True)}
         consistent = int(np.count_nonzero((c == 0) | (c == n)))
-        ci = a.ci(c, n)
         rows.append(
             {
                 "agent": key[0],
                 "condition": key[1],
-                "tasks": t.height,
+                "tasks": tasks,
                 "attempts": int(n.sum()),
                 "passes": int(c.sum()),
                 "pass_rate": float(c.sum() / n.sum()),
                 "ci_low": ci.low,
                 "ci_high": ci.high,
-                "trials": int(modal_n),
+                "trials": modal_n,
                 "by_passing": dict(sorted(by_passing.items(), key=lambda kv: _frac_key(kv[0]), reverse=True)),
                 "pass_at_k": at_k,
                 "pass_hat_k": hat_k,
                 "k_tasks": k_tasks,
-                "consistency": consistent / t.height,
-                "mixed_tasks": t.height - consistent,
+                "consistency": consistent / tasks,
+                "mixed_tasks": tasks - consistent,
             }
         )
     show_k = sorted({k for k in (1, 2, 3, 5, n_cols) if 1 <= k <= n_cols})
@@ -239,24 +265,6 @@ def repeat_table(a: Analysis, min_trials: int = 2) -> Table:
     )  # fmt: skip
 
 
-def _pass_k_means(
-    n: np.ndarray, c: np.ndarray, k_max: int
-) -> tuple[dict[str, float | None], dict[str, float | None], dict[str, int]]:
-    """Mean pass@k and pass^k over tasks, k = 1..k_max; a task counts for the k up to its own trials."""
-    at_sum, hat_sum, count = np.zeros(k_max), np.zeros(k_max), np.zeros(k_max, dtype=np.int64)
-    pairs, weight = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
-    for (ni, ci), w in zip(pairs.tolist(), weight.tolist(), strict=True):
-        at, hat = pass_k_curves(int(ni), int(ci))
-        upto = min(int(ni), k_max)
-        at_sum[:upto] += w * at[:upto]
-        hat_sum[:upto] += w * hat[:upto]
-        count[:upto] += w
-    ks = [str(k) for k in range(1, k_max + 1)]
-    at_k = {k: (float(at_sum[i] / count[i]) if count[i] else None) for i, k in enumerate(ks)}
-    hat_k = {k: (float(hat_sum[i] / count[i]) if count[i] else None) for i, k in enumerate(ks)}
-    return at_k, hat_k, {k: int(count[i]) for i, k in enumerate(ks)}
-
-
 def _frac_key(label: str) -> tuple[int, int]:
     c, n = label.split("/")
     return int(n), int(c)
@@ -266,8 +274,25 @@ def _frac_key(label: str) -> tuple[int, int]:
 
 
 def _aligned(t: pl.DataFrame, tasks: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    m = pl.DataFrame({"task": tasks}).join(t, on="task", how="left")
+    if t["task"].to_list() == tasks:
+        return t["passes"].to_numpy(), t["attempts"].to_numpy()
+    m = pl.DataFrame({"task": pl.Series(tasks, dtype=t["task"].dtype)}).join(t, on="task", how="left")
     return m["passes"].fill_null(0).to_numpy(), m["attempts"].fill_null(0).to_numpy()
+
+
+def _matched(parts: dict[tuple[Any, ...], pl.DataFrame], agent: str) -> dict[str, list[str]]:
+    """Each condition's tasks: those run under both guidance levels where the agent ran both."""
+    tasks_of = {c: set(parts[(agent, c)]["task"].to_list()) for c in CONDITION_ORDER if (agent, c) in parts}
+    matched: dict[str, list[str]] = {}
+    for full, reduced in ((SINGLE_FULL, SINGLE_REDUCED), (WORKFLOW_FULL, WORKFLOW_REDUCED)):
+        if full in tasks_of and reduced in tasks_of:
+            common = sorted(tasks_of[full] & tasks_of[reduced])
+            matched[full] = matched[reduced] = common
+        else:
+            for c in (full, reduced):
+                if c in tasks_of:
+                    matched[c] = sorted(tasks_of[c])
+    return matched
 
 
 @register_table("conditions", "The four conditions and their differences")
@@ -276,28 +301,22 @@ def conditions_table(a: Analysis) -> Table:
     per = a.per_task(["agent", "condition"])
     parts = per.partition_by(["agent", "condition"], as_dict=True)
     o = a.options
+    agents = a.agents()
+    arrays_of: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+    for agent in agents:
+        matched = _matched(parts, agent)
+        arrays_of[agent] = {c: _aligned(parts[(agent, c)], matched[c]) for c in CONDITION_ORDER if matched.get(c)}
+    keys = [(agent, c) for agent in agents for c in arrays_of[agent]]
+    intervals = dict(zip(keys, a.cis([arrays_of[agent][c] for agent, c in keys]), strict=True))
     rows: list[dict[str, Any]] = []
     cells: list[list[str]] = []
-    for agent in a.agents():
-        tasks_of = {c: set(parts[(agent, c)]["task"].to_list()) for c in CONDITION_ORDER if (agent, c) in parts}
-        matched: dict[str, list[str]] = {}
-        for full, reduced in ((SINGLE_FULL, SINGLE_REDUCED), (WORKFLOW_FULL, WORKFLOW_REDUCED)):
-            if full in tasks_of and reduced in tasks_of:
-                common = sorted(tasks_of[full] & tasks_of[reduced])
-                matched[full] = matched[reduced] = common
-            else:
-                for c in (full, reduced):
-                    if c in tasks_of:
-                        matched[c] = sorted(tasks_of[c])
-        arrays = {c: _aligned(parts[(agent, c)], matched[c]) for c in matched}
+    for agent in agents:
+        arrays = arrays_of[agent]
         cond_cells: dict[str, Any] = {}
-        for c in CONDITION_ORDER:
-            if c not in arrays or not matched[c]:
-                continue
-            num, den = arrays[c]
-            ci = a.ci(num, den)
+        for c, (num, den) in arrays.items():
+            ci = intervals[(agent, c)]
             cond_cells[c] = {
-                "tasks": len(matched[c]),
+                "tasks": len(num),
                 "passes": int(num.sum()),
                 "attempts": int(den.sum()),
                 "pass_rate": float(num.sum() / den.sum()),
@@ -353,14 +372,18 @@ def conditions_table(a: Analysis) -> Table:
 @register_table("failures", "Failed attempts by class")
 def failures_table(a: Analysis) -> Table:
     """Figure 5 shape: failed attempts per agent and condition by class, with each share of all attempts."""
-    df = a.runs.with_columns(pl.col("outcome").alias("cls"))
-    counts = df.group_by(["agent", "condition", "cls"]).len()
-    totals = df.group_by(["agent", "condition"]).len(name="runs")
-    classes = [c for c in FAILURE_ORDER if c in set(counts["cls"].to_list())] or list(FAILURE_ORDER[:4])
+    counts = a.runs.lazy().group_by(["agent", "condition", "outcome"]).len().collect()  # counts: streaming engine
+    classes = [c for c in FAILURE_ORDER if c in set(counts["outcome"].to_list())] or list(FAILURE_ORDER[:4])
     rows: list[dict[str, Any]] = []
     cells: list[list[str]] = []
     lookup = {(r[0], r[1], r[2]): int(r[3]) for r in counts.iter_rows()}
-    ordered_totals = sorted(totals.iter_rows(), key=lambda r: (r[0], rank(CONDITION_ORDER).get(r[1], 99)))
+    totals: Counter[tuple[str, str]] = Counter()
+    for (agent, cond, _), n in lookup.items():
+        totals[(agent, cond)] += n
+    ordered_totals = sorted(
+        ((agent, cond, n) for (agent, cond), n in totals.items()),
+        key=lambda r: (r[0], rank(CONDITION_ORDER).get(r[1], 99)),
+    )
     grand: Counter[str] = Counter()
     grand_runs = 0
     for agent, cond, runs in ordered_totals:
@@ -413,23 +436,27 @@ def shared_errors_table(a: Analysis, condition: str | None = None) -> Table:
         notes.insert(0, "no check results stored for this sweep")
         return Table(name="shared-errors", title="Errors shared across agents", header=header, cells=[], rows=[],
                      notes=notes, meta=meta)  # fmt: skip
+    failing = ~pl.col("passed").fill_null(False)
+    if "condition" in a.checks.collect_schema():  # read only this condition's checks (a row without one is kept)
+        failing &= pl.col("condition").is_null() | (pl.col("condition") == cond)
     fails = (
-        a.checks.filter(~pl.col("passed").fill_null(False))
+        a.checks.filter(failing)
         .select("key", "run_id", "check_id", "check_type", "category", "message")
         .join(failed.lazy(), on="key", how="inner")
         # only the checks of the write that survived deduplication (rows without a write id match on key)
         .filter(pl.col("run_id").is_null() | pl.col("_run").is_null() | (pl.col("run_id") == pl.col("_run")))
         .unique(subset=["key", "check_id"], keep="first")
-        .collect()
+        .collect(engine="in-memory")  # for this join the streaming engine is slower (measured on two cores)
     )
     failing_runs = failed.group_by(["task", "agent"]).len(name="failing")
     shared = (
         fails.group_by(["task", "check_id"])
         .agg(
-            pl.col("category").drop_nulls().first(),
-            pl.col("check_type").drop_nulls().first(),
+            # the most common (then first by name), so the answer does not depend on the order of the rows
+            pl.col("category").drop_nulls().mode().sort().first(),
+            pl.col("check_type").drop_nulls().mode().sort().first(),
             pl.col("agent").unique().sort().alias("agents"),
-            pl.col("key").n_unique().alias("runs"),
+            pl.len().alias("runs"),  # the failing runs: each key once per check after the unique above
             pl.col("message").drop_nulls().mode().sort().first().alias("message"),
         )
         .filter(pl.col("agents").list.len() >= 2)
@@ -483,31 +510,54 @@ OPENCOST_RULE = (
 )
 
 
-def _compute_aggs(p: str) -> list[pl.Expr]:
+def _compute_columns() -> list[pl.Expr]:
+    """The per-attempt terms of the compute figures, as columns: `_compute_counts` and `_compute_sums` use them.
+
+    Computed once over the frame, not inside each group (polars evaluates such an expression in a group-by group by
+    group).
+    """
     exclusive = pl.col("node_exclusive").fill_null(False)
     cpus = pl.col("cpus").fill_null(1.0)
-    measured = pl.col("cpu_s").is_not_null()
-    held_shared = ~exclusive & pl.col("held_s").is_not_null()
-    metered = pl.col("compute_metered")
+    return [
+        exclusive.alias("_exclusive"),
+        (pl.col("wall_s") * cpus).alias("_wall_cpu_s"),
+        pl.col("held_s").fill_null(pl.col("wall_s")).alias("_held_or_wall_s"),
+        (pl.col("held_s") * cpus).alias("_held_cpu_s"),
+        (~exclusive & pl.col("held_s").is_not_null()).alias("_held_shared"),
+        pl.col("cpu_s").is_not_null().alias("_measured"),
+        *_priced(),
+    ]
+
+
+def _compute_counts(p: str) -> list[pl.Expr]:
+    """Per group, the cost table's integer figures, over a frame with the `_compute_columns`."""
     return [
         pl.len().cast(pl.Int64).alias("attempts"),
-        pl.col(p).sum().cast(pl.Int64).alias("passes"),
+        count(p).alias("passes"),
         pl.col("input_tokens").sum().alias("input_tokens"),
         pl.col("output_tokens").sum().alias("output_tokens"),
         pl.col("cached_tokens").sum().alias("cached_tokens"),
-        # requested CPUs over the wall time (the estimate's basis), and the nodes' hours (held, else wall)
-        (pl.col("wall_s") * cpus).filter(~exclusive).sum().alias("_requested_cpu_s"),
-        pl.col("held_s").fill_null(pl.col("wall_s")).filter(exclusive).sum().alias("_node_s"),
-        # measured: CPU time used, requested CPUs over the held time, peak memory
-        pl.col("cpu_s").filter(measured).sum().alias("_used_cpu_s"),
-        measured.sum().cast(pl.Int64).alias("_cpu_measured"),
-        (pl.col("held_s") * cpus).filter(held_shared).sum().alias("_held_cpu_s"),
-        held_shared.sum().cast(pl.Int64).alias("_held_shared"),
+        count("_measured").alias("_cpu_measured"),
+        count("_held_shared").alias("_held_shared"),
         pl.col("peak_memory_bytes").max().alias("_peak_bytes"),
-        metered.sum().cast(pl.Int64).alias("_metered"),
-        pl.col("compute_usd").filter(~metered).sum().alias("_estimated_usd"),
-        *_cost_exprs(),
+        count("compute_metered").alias("_metered"),
+        *_cost_counts(),
     ]
+
+
+def _compute_sums() -> dict[str, pl.Expr]:
+    """Per group, the cost table's float figures (`float_sums`, over a frame with the `_compute_columns`)."""
+    exclusive = pl.col("_exclusive")
+    return {
+        # requested CPUs over the wall time (the estimate's basis), and the nodes' hours (held, else wall)
+        "_requested_cpu_s": pl.when(~exclusive).then(pl.col("_wall_cpu_s")),
+        "_node_s": pl.when(exclusive).then(pl.col("_held_or_wall_s")),
+        # measured: CPU time used, requested CPUs over the held time
+        "_used_cpu_s": pl.col("cpu_s"),
+        "_held_cpu_s": pl.when(pl.col("_held_shared")).then(pl.col("_held_cpu_s")),
+        "_estimated_usd": pl.when(~pl.col("compute_metered")).then(pl.col("compute_usd")),
+        **_cost_sums(),
+    }
 
 
 def _hours(x: float | None) -> str:
@@ -530,11 +580,12 @@ def idle_share(a: Analysis, sweep: str) -> dict[str, Any]:
         spec = SweepSpec.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError) as exc:
         return info | {"reason": f"unreadable sweep spec {path}: {type(exc).__name__}"}
-    rows = a.all.filter(pl.col("sweep") == sweep)
+    columns = ("sweep", "started_at", "finished_at", "held_s", "wall_s")
+    rows = a.all.select(columns).filter(pl.col("sweep") == sweep)
     span = rows.select(
         (pl.col("finished_at").max() - pl.col("started_at").min()).dt.total_microseconds().cast(pl.Float64) / 1e6
     ).item()
-    held = rows.select(pl.col("held_s").fill_null(pl.col("wall_s")).sum()).item()
+    held = float_sums(rows, [], held=pl.col("held_s").fill_null(pl.col("wall_s")))["held"].item()
     info |= {
         "slots": spec.max_concurrency,
         "span_s": span,
@@ -570,13 +621,17 @@ def cost_table(a: Analysis) -> Table:
     Records from before metering carry no compute cost: theirs is estimated at the configured prices and marked
     so (`~`, the metered/estimated counts), never shown as measured. The notes give the idle share of each sweep.
     """
-    aggs = _compute_aggs(a.pass_col)
-    by = a.runs.group_by(["agent", "condition"]).agg(*aggs)
+    counts, sums = _compute_counts(a.pass_col), _compute_sums()
+    kept = a.runs.with_columns(_compute_columns())
+    by = _aggregate(kept, a.grouping(["agent", "condition"]), counts, sums)
     by = by.sort(pl.col("agent"), pl.col("condition").replace_strict(rank(CONDITION_ORDER), default=99))
-    total = a.runs.select(*aggs).with_columns(agent=pl.lit("sweep total (kept)"), condition=pl.lit(""))
-    any_dropped = bool(a.all["drop_reason"].is_not_null().any())
-    everything = a.all.select(*aggs).with_columns(agent=pl.lit("sweep total (all attempts)"), condition=pl.lit(""))
-    frames = [by, total.select(by.columns)] + ([everything.select(by.columns)] if any_dropped else [])
+    by = by.with_columns(pl.col("agent", "condition").cast(pl.String))  # the totals below name no agent
+    total = _aggregate(kept, [], counts, sums)
+    frames = [by, total.with_columns(agent=pl.lit("sweep total (kept)"), condition=pl.lit("")).select(by.columns)]
+    if a.all["drop_reason"].is_not_null().any():
+        everything = _aggregate(a.all.with_columns(_compute_columns()), [], counts, sums)
+        everything = everything.with_columns(agent=pl.lit("sweep total (all attempts)"), condition=pl.lit(""))
+        frames.append(everything.select(by.columns))
     rows: list[dict[str, Any]] = []
     cells: list[list[str]] = []
     for r in pl.concat(frames).iter_rows(named=True):

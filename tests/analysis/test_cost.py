@@ -7,13 +7,14 @@ import math
 from datetime import timedelta
 from pathlib import Path
 
+import polars as pl
 import pytest
 import yaml
 
 from cmb.analysis import Analysis, AnalysisOptions, CostModel, prepare
 from cmb.models import DEFAULT_PROFILES, ComputePriceSheet, ComputeUsage, RunKey, RunRecord, SweepSpec, Usage
-from cmb.store import ParquetStore
-from tests.analysis.helpers import T0, analysis, run, write_store
+from cmb.store import RUNS_SCHEMA, ParquetStore
+from tests.analysis.helpers import T0, analysis, run, table, write_store
 
 # The estimate of records from before metering, pinned so the figures below are round.
 ESTIMATE = CostModel(cpu_hour_usd=0.05, node_hour_usd=6.0)
@@ -73,7 +74,9 @@ def home(tmp_path):
 
 
 def test_recorded_compute_cost_is_used_and_older_records_are_estimated():
-    df, _ = prepare(analysis(metered_sweep()).all.lazy(), cost=ESTIMATE)
+    frame = pl.from_arrow(table(metered_sweep(), RUNS_SCHEMA))
+    assert isinstance(frame, pl.DataFrame)
+    df, _ = prepare(frame.lazy(), cost=ESTIMATE)
     by_key = {r["key"]: r for r in df.iter_rows(named=True)}
     assert by_key["m/A@m/t1/SF/0"]["compute_usd"] == 0.25 and by_key["m/A@m/t1/SF/0"]["compute_metered"]
     assert by_key["m/A@m/w1/WF/0"]["compute_usd"] == 1.5  # recorded, not 2 h × 6 USD per node-hour
