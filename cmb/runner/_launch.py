@@ -27,7 +27,7 @@ from cmb.models import (
     RunRecord,
     Usage,
 )
-from cmb.runner._attempt import RunOptions, image_of_task, run_attempt
+from cmb.runner._attempt import RunOptions, image_of_task, resolve_profile, run_attempt
 from cmb.runner._resolve import (
     LaunchError,
     backend_class,
@@ -76,7 +76,9 @@ class Launch:
         with sweep_gateway(home, self.options.gateway, self.agent.needs_gateway, config) as endpoint:
             access, meter = attempt_access(endpoint, self.key, self.agent_ref.model)
             options = self.run_options(access, meter, attempt_trajectory(endpoint))
-            if pooled and self.settings.sandbox.warm_pool > 0:
+            # Not for node-exclusive attempts: a spare would hold a whole node, to save seconds of an hours-long run.
+            exclusive = resolve_profile(self.entry, options).node_exclusive
+            if pooled and self.settings.sandbox.warm_pool > 0 and not exclusive:
                 options.pool_spares = self.settings.sandbox.warm_pool
             return run_attempt(self.key, self.entry, self.agent, self.backend, options)
 

@@ -167,3 +167,25 @@ def test_a_users_price_sheet_reaches_the_runner_and_a_broken_one_is_refused_firs
             prepare(key(toy.id, "null"), toy, AttemptOptions(), mine)
         with pytest.raises(LaunchError, match="compute price sheet"):
             preflight(None, "local", [toy], AttemptOptions(), mine)
+
+
+@pytest.mark.parametrize(
+    ("pooled", "exclusive", "warm_pool", "spares"),
+    [(True, False, 8, 8), (True, False, 3, 3), (True, False, 0, None), (True, True, 8, None), (False, False, 8, None)],
+)
+def test_a_sweeps_attempts_take_warm_sandboxes_but_node_exclusive_ones_and_cmb_run_do_not(
+    toy: TaskEntry, settings: CmbSettings, monkeypatch: pytest.MonkeyPatch,
+    pooled: bool, exclusive: bool, warm_pool: int, spares: int | None,
+) -> None:  # fmt: skip
+    seen: list[int | None] = []
+
+    def record_launch(k: RunKey, entry: TaskEntry, agent: Any, backend: Any, options: Any) -> RunRecord:
+        seen.append(options.pool_spares)
+        return make_record(k)
+
+    monkeypatch.setattr(cmb.runner._launch, "run_attempt", record_launch)
+    sized = settings.model_copy(update={"sandbox": settings.sandbox.model_copy(update={"warm_pool": warm_pool})})
+    profile = ResourceProfile(name="single", cpus=1, memory_gib=1, time_limit_s=60, node_exclusive=exclusive)
+    options = AttemptOptions(backend="local")
+    prepare(key(toy.id, "null"), toy, options, sized, profile=profile).run(pooled=pooled)
+    assert seen == [spares]
