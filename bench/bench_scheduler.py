@@ -260,10 +260,10 @@ def simulated_sweeps(figures: Figures) -> None:
         ("dedicated_clairvoyant", "  reference: longest actual duration first", dedicated, chosen,
          {"single": 120, "workflow": 44}, {"clairvoyant": True}),
         ("shared_capacity", "shared 52 nodes, slots = pool capacity per profile", shared, big, capacity, {}),
-        ("shared", "shared 52 nodes, 32 workflow + 140 single slots [chosen]", shared, big, split, {}),
-        ("shared_weighted", "  reference: a workflow takes 7 slots of 364", shared, big, capacity,
+        ("shared", "shared 52 nodes, 32 workflow + 140 single slots", shared, big, split, {}),
+        ("shared_weighted", "shared 52 nodes, slot_weights workflow 7 [chosen]", shared, big, capacity,
          {"weights": {"workflow": 7}}),
-        ("shared_weighted_submission", "  reference: the same, submission order", shared, big, capacity,
+        ("shared_weighted_submission", "  the same, submission order", shared, big, capacity,
          {"weights": {"workflow": 7}, "ordered": False}),
     ]  # fmt: skip
     say(f"  {'policy':<54} {'makespan / LB':>22} {'billed / busy CPU-h':>26} {'peak':>5} {'late':>5}")

@@ -208,7 +208,7 @@ class RunRecord(CmbModel):
 SWEEP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 # Fields that change neither which attempts exist nor how one runs: a resumed sweep may change them freely.
-_HASH_EXCLUDED = frozenset({"max_concurrency", "concurrency", "retry_backoff_s", "launcher_resources"})
+_HASH_EXCLUDED = frozenset({"max_concurrency", "concurrency", "slot_weights", "retry_backoff_s", "launcher_resources"})
 
 
 class SweepSpec(CmbModel):
@@ -230,6 +230,11 @@ class SweepSpec(CmbModel):
     max_concurrency: int = Field(default=2, ge=1, description="Attempts running at once, all profiles together")
     concurrency: dict[str, int] = Field(
         default_factory=dict, description="Slots per profile name (default: max_concurrency); backpressure per profile"
+    )
+    slot_weights: dict[str, int] = Field(
+        default_factory=dict,
+        description="Slots of max_concurrency one attempt of a profile takes (default 1); on one shared node pool, "
+        "weigh a node-exclusive profile by the single-task attempts a node holds",
     )
     max_retries: int = Field(default=2, ge=0, description="Infrastructure retries per attempt")
     retry_backoff_s: float = Field(default=2.0, ge=0, description="First retry delay in s, doubled per retry")

@@ -50,16 +50,26 @@ class Executor(Protocol):
 
 
 class SlotPolicy:
-    """Resource slots per profile plus an overall cap: an attempt starts only when both have room."""
+    """Resource slots per profile plus an overall cap: an attempt starts only when both have room.
 
-    def __init__(self, limits: dict[str, int], total: int) -> None:
+    Against the cap, an attempt of a profile counts as its weight (default 1): on one node pool shared by single
+    tasks and node-exclusive workflows, a workflow weighs the single-task attempts its node would hold.
+    """
+
+    def __init__(self, limits: dict[str, int], total: int, weights: dict[str, int] | None = None) -> None:
         self.limits = dict(limits)
         self.total = total
+        self.weights = dict(weights or {})
         self.used: dict[str, int] = dict.fromkeys(limits, 0)
+
+    def taken(self) -> int:
+        """Slots of the overall cap in use."""
+        return sum(n * self.weights.get(p, 1) for p, n in self.used.items())
 
     def can_start(self, profile: str) -> bool:
         """Whether one more attempt of `profile` fits."""
-        return sum(self.used.values()) < self.total and self.used.get(profile, 0) < self.limits.get(profile, 0)
+        fits = self.taken() + self.weights.get(profile, 1) <= self.total
+        return fits and self.used.get(profile, 0) < self.limits.get(profile, 0)
 
     def start(self, profile: str) -> None:
         """Take a slot."""

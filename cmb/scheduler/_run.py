@@ -149,7 +149,7 @@ def run_sweep(
         results = store if store is not None else ParquetStore(parquet_root)
         profiles = sorted({a.profile.name for a in attempts})
         slots = {name: spec.slots(name) for name in profiles}
-        policy = SlotPolicy(slots, spec.max_concurrency)
+        policy = SlotPolicy(slots, spec.max_concurrency, spec.slot_weights)
         pool: Executor
         if executor == "ray":  # first: the launchers start while the driver reads the store
             from cmb.scheduler import _ray

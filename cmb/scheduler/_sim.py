@@ -141,24 +141,6 @@ class SimResult:
         return sum(s * self.node_cpus[k] for k, s in self.busy_node_s.items()) / 3600
 
 
-class _WeightedSlots(SlotPolicy):
-    """Slots whose overall cap counts an attempt of a profile as its weight."""
-
-    def __init__(self, limits: dict[str, int], total: int, weights: dict[str, int]) -> None:
-        super().__init__(limits, total)
-        self.weights = weights
-
-    def can_start(self, profile: str) -> bool:
-        room = taken(self) + self.weights.get(profile, 1) <= self.total
-        return room and self.used.get(profile, 0) < self.limits.get(profile, 0)
-
-
-def taken(policy: SlotPolicy) -> int:
-    """Slots of the overall cap in use."""
-    weights = policy.weights if isinstance(policy, _WeightedSlots) else {}
-    return sum(n * weights.get(p, 1) for p, n in policy.used.items())
-
-
 def per_node(pool: SimPool, cpus: float, memory_gib: float) -> int:
     """How many attempts of a size one node of the pool holds."""
     return int(min(pool.cpus // (cpus + SIDECAR_CPUS), pool.memory_gib // (memory_gib + SIDECAR_GIB)))
@@ -203,16 +185,16 @@ def simulate(
     """Run the sweep in the driver's order, on fixed nodes (`cloud=None`) or on an autoscaled cloud cluster.
 
     `ordered=False` dispatches in submission order instead; `clairvoyant=True` longest actual duration first, a
-    reference no real driver can reach (it needs to know the future). `weights` counts an attempt of a profile as
-    that many slots of the overall cap (a node-exclusive workflow as a node's worth of single tasks), an admission
-    by resources the driver does not have: a reference too.
+    reference no real driver can reach (it needs to know the future). `weights` is the sweep's `slot_weights`: an
+    attempt of a profile counts as that many slots of the overall cap (a node-exclusive workflow as a node's worth
+    of single tasks).
     """
     if clairvoyant:
         queue = deque(sorted(attempts, key=lambda a: -a.duration_s))
     else:
         queue = deque(sorted(attempts, key=SimAttempt.key) if ordered else attempts)
     model = cloud or _FIXED
-    policy = SlotPolicy(slots, total_slots) if weights is None else _WeightedSlots(slots, total_slots, weights)
+    policy = SlotPolicy(slots, total_slots, weights)
     by_pool = {p.name: p for p in pools}
     nodes: dict[str, list[_Node]] = {p.name: [] for p in pools}
     rank = {a.index: i for i, a in enumerate(queue)}  # FIFO within a priority: the order of dispatch
@@ -311,7 +293,7 @@ def simulate(
                 dispatched[a.index] = now
             else:
                 blocked.append(a)
-                if taken(policy) >= policy.total:
+                if policy.taken() >= policy.total:
                     break
         queue.extendleft(reversed(blocked))
 

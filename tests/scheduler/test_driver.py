@@ -294,6 +294,20 @@ def test_slot_policy_and_backoff() -> None:
     assert [backoff_s(2.0, r) for r in (1, 2, 3, 10)] == [2.0, 4.0, 8.0, 60.0]
 
 
+def test_slot_weights_count_a_workflow_as_the_single_tasks_its_node_would_hold() -> None:
+    policy = SlotPolicy({"single": 14, "workflow": 2}, total=14, weights={"workflow": 7})
+    policy.start("workflow")
+    for _ in range(7):
+        assert policy.can_start("single")
+        policy.start("single")
+    assert policy.taken() == 14 and not policy.can_start("single") and not policy.can_start("workflow")
+    policy.finish("single")
+    assert policy.can_start("single") and not policy.can_start("workflow")  # a workflow needs 7 free slots
+    spec = SweepSpec(name="s", agents=["null"], tasks=["all"], conditions=["SF"])
+    weighted = spec.model_copy(update={"slot_weights": {"workflow": 7}})
+    assert weighted.spec_hash() == spec.spec_hash()  # scheduling, not which attempts exist: resume still matches
+
+
 def test_progress_line_counts_and_log_mode() -> None:
     p = Progress(total=10, skipped=2)
     p.running = 2
