@@ -75,7 +75,9 @@ def harness_overhead(backend: str, image: str, repeats: int, home: Path, pooled:
     """Median (overhead, wall) seconds of a null attempt: wall minus the agent's own time.
 
     `pooled`: the sandbox is claimed from a warm pool that had one ready, as in a sweep whose agents take longer
-    than a sandbox takes to make (each timed attempt waits, untimed, for the pool's spare).
+    than a sandbox takes to make: each timed attempt waits, untimed, until the pool has torn down the last one and
+    made its spare, and a second more for the engine's own work after a removal (unmounts, network teardown): all
+    of it happens while a real sweep's agents run, off the attempts' path. The own-sandbox figure pays it in full.
     """
     from cmb.agents import get_agent
     from cmb.runner import RunOptions, run_attempt
@@ -91,8 +93,9 @@ def harness_overhead(backend: str, image: str, repeats: int, home: Path, pooled:
                                  pool_spares=1 if pooled else None)  # fmt: skip
             for pool in _POOLS.values():
                 deadline = time.monotonic() + 120
-                while pool.ready == 0 and time.monotonic() < deadline:
+                while not pool.idle and time.monotonic() < deadline:
                     time.sleep(0.01)
+                time.sleep(1.0)
             t0 = time.perf_counter()
             record = run_attempt(key, entry, get_agent("null"), get_backend(backend), options)
             wall = time.perf_counter() - t0

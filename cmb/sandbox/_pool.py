@@ -118,6 +118,12 @@ class SandboxPool:
         with self._cond:
             return len(self._ready)
 
+    @property
+    def idle(self) -> bool:
+        """Nothing to tear down or make: every spare wanted is ready."""
+        with self._cond:
+            return not self._retiring and self._making == 0 and len(self._ready) >= self._wanted()
+
     # -- the filler's side ---------------------------------------------------------------------------------------
 
     def _take(self, time_limit_s: float) -> Warm | None:

@@ -202,3 +202,15 @@ def test_one_pool_per_shape_in_a_process_and_drain_empties_them() -> None:
     assert drain_pools() == 2
     assert len(Counted.live) == 1  # the claimed one only
     assert pool_for(("shape", 1), lambda: make_pool()) is not a
+
+
+def test_a_pool_is_idle_once_the_retired_are_gone_and_the_spares_made() -> None:
+    Counted.start_s = 0.2
+    pool = make_pool(spares=1)
+    warm = pool.claim(600)
+    assert not pool.idle  # its spare is being made
+    wait_until(lambda: pool.idle)
+    assert pool.ready == 1
+    pool.retire(warm.sandbox)
+    wait_until(lambda: pool.idle)
+    assert warm.sandbox.spec.name in Counted.torn_down
