@@ -339,11 +339,11 @@ def run_attempt(
         except Exception as exc:  # noqa: BLE001 - whatever the backend raised, the harness itself goes on
             state.infra_error = f"{type(exc).__name__}: {exc}"
         finally:
-            if sandbox is not None:
-                state.sandbox_warnings = list(sandbox.warnings)
-                state.measured = _measure(sandbox)
+            if claimed is not None:
+                state.sandbox_warnings = list(claimed.sandbox.warnings)
+                state.measured = _measure(claimed.sandbox)
                 try:
-                    claimed.release() if claimed is not None else sandbox.teardown()
+                    claimed.release()
                 except Exception as exc:  # noqa: BLE001 - the attempt is complete; a leftover is the janitor's
                     state.sandbox_warnings.append(f"teardown failed: {type(exc).__name__}: {exc}")
 

@@ -110,8 +110,12 @@ def open_sandbox(
     if spares is None:
         sandbox = backend(spec)
         sandbox.warnings.extend(warnings)
-        sandbox.start()
-        return Claimed(sandbox, prepare_sandbox(sandbox, check_network))
+        try:
+            sandbox.start()
+            return Claimed(sandbox, prepare_sandbox(sandbox, check_network))
+        except BaseException:
+            sandbox.teardown()  # as after a pool's failed warm-up: nothing half-prepared is left running
+            raise
     pool = pool_for(_shape(backend, spec, check_network), lambda: _new_pool(backend, spec, check_network, spares))
     warm = pool.claim(spec.profile.time_limit_s)
     warm.sandbox.warnings.extend(warnings)

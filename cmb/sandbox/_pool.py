@@ -8,7 +8,8 @@ torn down (in the background too), and the pool makes another.
 The pool keeps one spare per claim in flight (so it follows the slots of the process that uses it), up to a cap.
 What `prepare` learnt when a sandbox entered the pool (the isolation proof) travels with it to the attempt that
 claims it. Everything a pool creates carries the owner label of this process like any sandbox, so a crashed
-process leaves nothing that the owner-label janitor (`cmb cleanup`, the sweep's end) does not remove.
+process leaves nothing that the owner-label janitor (`cmb backends cleanup`, the sweep's end) does not
+remove.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ class Warm:
 
     sandbox: Sandbox
     facts: Any  # what `prepare` returned (the runner's workdir and network probe)
-    ready_s: float  # seconds the entry took: create, start, prepare
     entered_at: float  # time.monotonic() when it became ready
 
 
@@ -185,7 +185,6 @@ class SandboxPool:
 
     def _make(self, time_limit_s: float) -> Warm:
         """Create, start and prepare one sandbox; nothing is left behind when any step fails."""
-        t0 = time.monotonic()
         limit = max(int(time_limit_s), MIN_LIFETIME_S, self.spec.profile.time_limit_s)
         profile = self.spec.profile.model_copy(update={"time_limit_s": limit})
         spec = replace(self.spec, name=f"{NAME_PREFIX}-{secrets.token_hex(6)}", profile=profile)
@@ -197,7 +196,7 @@ class SandboxPool:
             _teardown(sandbox)
             raise
         self.stats["made"] += 1
-        return Warm(sandbox, facts, time.monotonic() - t0, time.monotonic())
+        return Warm(sandbox, facts, time.monotonic())
 
 
 def _alive(sandbox: Sandbox) -> bool:

@@ -198,6 +198,23 @@ def test_sandbox_failure_is_infrastructure_and_still_recorded(
     assert (artifacts_path(opts.home, record.key) / "record.json").is_file()
 
 
+def test_a_sandbox_that_fails_its_preparation_is_infrastructure_and_left_nowhere(
+    toy: TaskEntry, opts: RunOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[FakeSandbox] = []
+    original = FakeSandbox.start
+
+    def start(self: FakeSandbox) -> None:
+        original(self)
+        made.append(self)
+
+    monkeypatch.setattr(FakeSandbox, "start", start)
+    monkeypatch.setattr(FakeSandbox, "fail_on", "exec")  # started, then the workdir probe fails
+    record = _run(toy, get_agent("oracle"), opts)
+    assert record.failure_class is FailureClass.INFRASTRUCTURE and "exec failed" in (record.error or "")
+    assert made and all(sandbox.dir is None for sandbox in made)  # every one torn down
+
+
 class _Broken(Agent):
     name = "broken"
 

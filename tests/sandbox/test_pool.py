@@ -207,8 +207,10 @@ def test_one_pool_per_shape_in_a_process_and_drain_empties_them() -> None:
 def test_a_pool_is_idle_once_the_retired_are_gone_and_the_spares_made() -> None:
     Counted.start_s = 0.2
     pool = make_pool(spares=1)
-    warm = pool.claim(600)
-    assert not pool.idle  # its spare is being made
+    pool.retire(pool.claim(600).sandbox)  # made on demand; the filler makes a spare meanwhile
+    wait_until(lambda: pool.idle)
+    warm = pool.claim(600)  # the spare, at once: its replacement is still to be made
+    assert not pool.idle
     wait_until(lambda: pool.idle)
     assert pool.ready == 1
     pool.retire(warm.sandbox)
