@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Callable, Iterator, MutableMapping
+from importlib import import_module
 from importlib.metadata import EntryPoint, entry_points
 from typing import TypeVar
 
@@ -50,16 +51,21 @@ class PluginRegistry(MutableMapping[str, T]):
     """Name -> entry; reading it loads the entry points of its group first (once, thread-safe).
 
     Writes do not load plugins: cmb's modules register while they are being imported, before any plugin may run.
+    `builtins` names cmb's own modules that register entries when imported: the first read imports them, before
+    the plugins, so a process that never looks an entry up never pays for them.
     """
 
-    def __init__(self, group: str | None, kind: str, install: Installer | None = None) -> None:
+    def __init__(
+        self, group: str | None, kind: str, install: Installer | None = None, builtins: tuple[str, ...] = ()
+    ) -> None:
         self.group = group  # None: a registry with no plugins (tests build their own)
         self.kind = kind  # what an entry is, for messages: "agent", "sandbox backend", "check type"
         self._install = install
+        self._builtins = builtins
         self._items: dict[str, T] = {}
         self._origins: dict[str, str] = {}
         self._adding_as = BUILTIN
-        self._loaded = group is None
+        self._loaded = group is None and not builtins
         self._loading = False
         self._lock = threading.RLock()
 
@@ -81,7 +87,10 @@ class PluginRegistry(MutableMapping[str, T]):
         return KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(sorted(self))}")
 
     def load(self) -> None:
-        """Load the group's entry points, once; a broken one is skipped with a PluginWarning."""
+        """Import the builtin modules, then load the group's entry points, once.
+
+        A broken plugin is skipped with a PluginWarning; a broken builtin module raises.
+        """
         if self._loaded:
             return
         with self._lock:  # other threads wait here until loading is complete
@@ -89,6 +98,8 @@ class PluginRegistry(MutableMapping[str, T]):
                 return
             self._loading = True
             try:
+                for module in self._builtins:
+                    import_module(module)
                 for ep in sorted(entry_points(group=self.group or ""), key=lambda e: e.name):
                     self._load_one(ep)
             finally:

@@ -16,7 +16,10 @@ from cmb.catalog._studies import studies_problems
 from cmb.grading import REGISTRY, GraderConfigError, validate_params
 from cmb.models import GraderSpec, Reference
 
-NUMERIC_TYPES = frozenset(name for name, t in REGISTRY.types.items() if t.numeric and t.needs_reference)
+
+def numeric_types() -> frozenset[str]:
+    """The check types that compare a number with a reference (a prompt must not leak their values)."""
+    return frozenset(name for name, t in REGISTRY.types.items() if t.numeric and t.needs_reference)
 
 
 def _answer_file_declared(target: str, answer_files: list[str]) -> bool:
@@ -89,7 +92,7 @@ def validate_entry(entry: TaskEntry) -> list[Problem]:
     prompts = entry.prompts()
     by_path = {entry.prompt_path(c): text for c, text in prompts.items()}
     given = [g.value for g in entry.spec.given]
-    problems += prompt_leaks(grader.checks, reference, by_path, given, NUMERIC_TYPES)
+    problems += prompt_leaks(grader.checks, reference, by_path, given, numeric_types())
     problems += unstated_targets(entry, grader, prompts)
     problems += recall_problems(entry, grader)
     problems += fairness_problems(entry, grader)

@@ -16,7 +16,7 @@ How to add a code (a static grader of ABACUS, VAMPIRE, Wannier90 or kdotpy input
    how the input's value is read, when two values are equal and how each outcome is put in words.
 3. Write `_checks.py`: `@register("<code>.<type>", params=..., thresholds=...)` functions that compare
    effective values with the reference; list the package's public names in its `__init__` with `__all__`.
-4. Add the family to `_FAMILY_MODULES` below and its data file to `[tool.setuptools.package-data]` in
+4. Add the family to `FAMILY_MODULES` in `_registry` and its data file to `[tool.setuptools.package-data]` in
    pyproject.toml (a code graded by another package registers instead through an entry point of group
    `cmb.checks` naming the module whose import registers its check types; see `_registry`).
 
@@ -24,11 +24,10 @@ Grading stays pure: it reads only the submission and reference files it is given
 runner, sandboxes, scheduler, store, command line, agents, gateway, analysis or catalog.
 """
 
-from importlib import import_module
-
 from cmb.grading._compare import compare_array, compare_number, show
 from cmb.grading._engine import grade, grader_hash, partial_credit, run_check, validate_params
 from cmb.grading._registry import (
+    FAMILY_MODULES,
     REGISTRY,
     CheckContext,
     CheckType,
@@ -40,21 +39,7 @@ from cmb.grading._registry import (
 )
 from cmb.grading._submission import Submission, SubmissionError, get_field
 
-# family -> the module that registers its check types
-_FAMILY_MODULES = {
-    "numeric": "cmb.grading._numeric",
-    "schema": "cmb.grading._schema",
-    "structure": "cmb.grading._structure",
-    "vasp": "cmb.grading.vasp",
-    "qe": "cmb.grading.qe",
-    "lammps": "cmb.grading.lammps",
-    "vampire": "cmb.grading.vampire",
-    "phx": "cmb.grading.phx",
-}
-FAMILIES = tuple(_FAMILY_MODULES)
-
-for _module in _FAMILY_MODULES.values():
-    import_module(_module)
+FAMILIES = tuple(FAMILY_MODULES)  # their modules are imported on the registry's first lookup, not here
 
 __all__ = [
     "FAMILIES",

@@ -1,7 +1,8 @@
 """The check-type registry: a family module registers each of its check types here, once.
 
-cmb's families register when cmb.grading is imported; another package's family registers through an entry point
-of group `cmb.checks` naming a module (`my-code = "my_pkg.checks"`) whose import registers types `my-code.*`.
+cmb's families (`FAMILY_MODULES`) register on the registry's first lookup; another package's family registers
+through an entry point of group `cmb.checks` naming a module (`my-code = "my_pkg.checks"`) whose import registers
+types `my-code.*`.
 """
 
 from __future__ import annotations
@@ -91,8 +92,21 @@ class CheckType:
     thresholds: tuple[str, ...] = ()
 
 
-def _types(group: str | None = None) -> PluginRegistry[CheckType]:
-    return PluginRegistry(group, "check type", _install if group else None)
+# family -> the module of cmb that registers its check types (imported on the registry's first lookup)
+FAMILY_MODULES = {
+    "numeric": "cmb.grading._numeric",
+    "schema": "cmb.grading._schema",
+    "structure": "cmb.grading._structure",
+    "vasp": "cmb.grading.vasp",
+    "qe": "cmb.grading.qe",
+    "lammps": "cmb.grading.lammps",
+    "vampire": "cmb.grading.vampire",
+    "phx": "cmb.grading.phx",
+}
+
+
+def _types(group: str | None = None, builtins: tuple[str, ...] = ()) -> PluginRegistry[CheckType]:
+    return PluginRegistry(group, "check type", _install if group else None, builtins)
 
 
 @dataclass
@@ -138,5 +152,5 @@ def _install(family: str, loaded: object) -> None:
         raise ValueError(f"module {loaded.__name__} registered no check type named {family}.*")
 
 
-REGISTRY = Registry(_types(CHECKS_GROUP))
+REGISTRY = Registry(_types(CHECKS_GROUP, tuple(FAMILY_MODULES.values())))
 register = REGISTRY.register

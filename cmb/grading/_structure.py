@@ -17,18 +17,19 @@ import io
 import math
 import warnings
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from pymatgen.analysis.structure_matcher import StructureMatcher
-from pymatgen.core.lattice import Lattice
-from pymatgen.core.periodic_table import Species
-from pymatgen.core.structure import Structure
 
 from cmb.grading._compare import compare_number
 from cmb.grading._registry import CheckContext, GraderConfigError, Outcome, register
 from cmb.grading._submission import SubmissionError
+
+if TYPE_CHECKING:  # pymatgen is imported where a structure is built: a process that grades none never loads it
+    from pymatgen.analysis.structure_matcher import StructureMatcher
+    from pymatgen.core.lattice import Lattice
+    from pymatgen.core.structure import Structure
 
 # Matching cost grows quickly with cell size; a submission beyond this is refused rather than left to run long.
 MAX_SITES = 1000
@@ -144,6 +145,7 @@ def unusable_cell(structure: Structure) -> str | None:
 
 
 def _parse_poscar(text: str, name: str, species: list[str] | None) -> Structure:
+    from pymatgen.core.structure import Structure
     from pymatgen.io.vasp.inputs import Poscar
 
     lines = text.splitlines()
@@ -172,6 +174,7 @@ def _parse_poscar(text: str, name: str, species: list[str] | None) -> Structure:
 
 
 def _parse_cif(text: str, name: str, species: list[str] | None) -> Structure:
+    from pymatgen.core.structure import Structure
     from pymatgen.io.cif import CifParser
 
     structures = CifParser(io.StringIO(text)).parse_structures(primitive=False)
@@ -186,6 +189,8 @@ def _parse_cif(text: str, name: str, species: list[str] | None) -> Structure:
 
 def _parse_extxyz(text: str, name: str, species: list[str] | None) -> Structure:
     from ase.io import read
+    from pymatgen.core.lattice import Lattice
+    from pymatgen.core.structure import Structure
 
     frames = read(io.StringIO(text), format="extxyz", index=":")
     if not isinstance(frames, list) or not frames:
@@ -260,6 +265,9 @@ def _signs(structure: Structure, threshold: float) -> list[int]:
 
 def _decorated(structure: Structure, signs: list[int]) -> Structure:
     """The structure with each site's species tagged by its spin sign (so the matcher compares order)."""
+    from pymatgen.core.periodic_table import Species
+    from pymatgen.core.structure import Structure
+
     species = [Species(site.specie.symbol, None, spin=s) for site, s in zip(structure, signs, strict=True)]
     return Structure(structure.lattice, species, structure.frac_coords)
 
@@ -290,6 +298,8 @@ def _order_summary(structure: Structure, signs: list[int]) -> str:
 
 def _plain(structure: Structure) -> Structure:
     """Elements only: no oxidation states, spins or site properties."""
+    from pymatgen.core.structure import Structure
+
     return Structure(structure.lattice, [site.specie.symbol for site in structure], structure.frac_coords)
 
 
@@ -300,6 +310,7 @@ def _primitive(structure: Structure) -> Structure:
     is found within the tolerance (a noisy supercell), the cell is kept as it is.
     """
     import spglib
+    from pymatgen.core.structure import Structure
 
     kinds = list(dict.fromkeys(structure.species))
     numbers = [kinds.index(sp) for sp in structure.species]
@@ -388,6 +399,8 @@ def compare_structures(actual: Structure, expected: Structure, params: Structure
     lattice_problem = _check_lattice(prim_e, prim_a, params)
     if lattice_problem is not None:
         return fail(lattice_problem)
+    from pymatgen.analysis.structure_matcher import StructureMatcher
+
     # Cells are already reduced here; the matcher's own primitive search is slow on large cells.
     matcher = StructureMatcher(
         ltol=params.ltol,

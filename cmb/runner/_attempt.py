@@ -9,12 +9,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cmb import __version__
 from cmb.agents import Agent, AgentContext, AgentOutcome, GatewayAccess
 from cmb.catalog import PROMPT_NAME, CatalogError, TaskEntry, assemble_solution, stage_bundle
-from cmb.gateway import TRAJECTORY, TrajectorySource
 from cmb.grading import GraderConfigError, grade, grader_hash
 from cmb.manuals import MOUNT_POINT, read_manifest
 from cmb.models import (
@@ -45,6 +44,9 @@ from cmb.runner._usage import usage_from_report
 from cmb.runner._warm import HARNESS_DIR, WORK_DIR, Claimed, base_env, open_sandbox
 from cmb.sandbox import ExecResult, Measured, Sandbox, SandboxError, SandboxSpec
 from cmb.settings import DEFAULT_IMAGE
+
+if TYPE_CHECKING:
+    from cmb.gateway import TrajectorySource
 
 GRACE_S = 60.0  # beyond the supervisor's own deadline, before the sandbox kills the command
 
@@ -634,6 +636,8 @@ def _save_trajectory(options: RunOptions, key: RunKey, art: Path, state: _State)
     """
     if options.trajectory is None:
         return
+    from cmb.gateway import TRAJECTORY  # only where a gateway served the attempt: it loads the server
+
     try:
         trajectory = options.trajectory(key)
     except Exception as exc:  # noqa: BLE001 - the record does not depend on it

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import yaml
 
 from cmb.agents import Agent
 from cmb.catalog import TaskEntry
-from cmb.gateway import TrajectorySource, attempt_access, attempt_trajectory, sweep_gateway
 from cmb.models import (
     AgentRef,
     AttemptOptions,
@@ -38,6 +38,9 @@ from cmb.runner._resolve import (
 )
 from cmb.sandbox import Sandbox
 from cmb.settings import CmbSettings
+
+if TYPE_CHECKING:
+    from cmb.gateway import TrajectorySource
 
 
 def effective_options(options: AttemptOptions, settings: CmbSettings) -> AttemptOptions:
@@ -71,6 +74,8 @@ class Launch:
 
         `pooled` (a sweep's launchers): the sandbox comes from this process's warm pool, as the settings size it.
         """
+        from cmb.gateway import attempt_access, attempt_trajectory, sweep_gateway  # the server loads aiohttp
+
         home = self.settings.store.home
         config = self.settings.gateway.config
         with sweep_gateway(home, self.options.gateway, self.agent.needs_gateway, config) as endpoint:

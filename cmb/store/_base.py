@@ -59,7 +59,7 @@ def dedupe_checks(checks: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
 
 def empty_frame(schema: pa.Schema) -> pl.DataFrame:
     """An empty frame with the table's columns and types."""
-    frame = pl.from_arrow(schema.empty_table())
+    frame = pl.from_arrow(pa.Table.from_batches([], schema=schema))  # not schema.empty_table(): that loads pandas
     assert isinstance(frame, pl.DataFrame)
     return frame
 

@@ -7,8 +7,11 @@ half succeeded is replaced, never duplicated. While MLflow is down nothing is lo
 and the next session of the sweep, or `cmb mlflow-sync`, finds them there.
 
 `MirrorProcess` runs a follower in a child process at idle CPU priority: mirroring costs tens of ms per
-attempt on sqlite, and neither that nor a slow or hung MLflow ever holds the driver or a launcher. Closing it asks
-for a last pass, waits a bounded time (a hung call is ended with the process), and reports what was left.
+attempt on sqlite, and neither that nor a slow or hung MLflow ever holds the driver or a launcher. Idle priority
+alone still slows a sweep that keeps the machine busy (the CPUs' shared caches, the disk's queue), so while less
+than a CPU's worth of time sits idle the follower waits, and mirrors once there is (or when the sweep ends).
+Closing it asks for a last pass, waits a bounded time (a hung call is ended with the process), and reports what
+was left.
 `MirrorThread` does the same on a thread, for a store that lives in the driver's memory.
 
 The child takes its arguments as one JSON line on stdin, reports a JSON status line on stdout after each look,
@@ -18,6 +21,7 @@ and finishes when stdin is closed.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -37,6 +41,7 @@ ROW_COLUMNS = [*KEY_COLUMNS, "spec_hash", "record_json"]
 LOOK_EVERY_S = 0.5  # how often a follower looks for new files
 MAX_BACKOFF_S = 30.0  # the longest wait between tries while MLflow fails
 GIVE_UP_S = 10.0  # at the end, an MLflow failing this long is left to `cmb mlflow-sync`
+MIN_SPARE_CPUS = 1.0  # mirror only while at least this much CPU time per second sat idle (its own use counted idle)
 # The child lowers its CPU priority before it imports anything (its imports alone cost a second of CPU), so that
 # attempts go first: it takes only CPU that nothing else wants (idle scheduling; nice 19 where there is none).
 CHILD = """import os
@@ -47,6 +52,36 @@ except (AttributeError, OSError):
 from cmb.store._follow import _child
 _child()
 """
+
+
+class SpareCpus:
+    """How many CPUs' worth of time sat idle since the last look, this process's own use counted as idle.
+
+    Read from /proc/stat (idle and iowait of all CPUs); where there is none, every look reports plenty.
+    """
+
+    def __init__(self, stat: Path = Path("/proc/stat")) -> None:
+        self.stat = stat
+        self._tick_s = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+        self._last = self._sample()
+
+    def _sample(self) -> tuple[float, float] | None:
+        """(wall clock, idle CPU-seconds of the machine plus CPU-seconds of this process)."""
+        try:
+            fields = self.stat.read_text().split("\n", 1)[0].split()
+            idle = (int(fields[4]) + int(fields[5])) * self._tick_s
+        except (OSError, IndexError, ValueError):
+            return None
+        own = os.times()
+        return time.monotonic(), idle + own.user + own.system
+
+    def spare(self) -> float:
+        """Idle CPUs on average since the previous call (math.inf where it cannot tell)."""
+        now, last = self._sample(), self._last
+        self._last = now
+        if now is None or last is None or now[0] <= last[0]:
+            return math.inf
+        return (now[1] - last[1]) / (now[0] - last[0])
 
 
 class MirrorFollower:
@@ -91,14 +126,17 @@ class MirrorFollower:
             self._mirror = mirror
         return self._mirror
 
-    def push(self) -> None:
-        """Mirror what is pending; an MLflow error is raised with the rest still pending."""
+    def push(self, budget_s: float = math.inf) -> None:
+        """Mirror what is pending, for about `budget_s` at most; an MLflow error is raised with the rest pending."""
         if not self._todo:
             return
+        until = time.monotonic() + budget_s
         mirror = self._client()
         if self._known is None:
             self._known = mirror.mirrored()
         for key in list(self._todo):
+            if time.monotonic() > until:
+                return
             row = self._todo[key]
             have = self._known.get(key, [])
             if any(mirrored == row["run_id"] for _, mirrored in have):
@@ -122,11 +160,14 @@ class MirrorFollower:
             self.report.logged += 1
             del self._todo[key]
 
-    def step(self) -> bool:
-        """One look: read what is new, mirror what is pending. False when MLflow failed (tried again later)."""
+    def step(self, budget_s: float = math.inf) -> bool:
+        """One look: read what is new, mirror what is pending for about `budget_s` at most.
+
+        False when MLflow failed (tried again later).
+        """
         try:
             self.read()
-            self.push()
+            self.push(budget_s)
         except Exception as exc:  # MLflow down, slow or refusing: the records wait in Parquet
             self.error = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
             return False
@@ -147,14 +188,20 @@ class MirrorFollower:
 def follow(follower: MirrorFollower, closing: threading.Event, emit: Any, look_every_s: float = LOOK_EVERY_S) -> None:
     """Look, mirror and report until `closing` is set; then finish.
 
-    Finishing mirrors the rest, trying again while MLflow fails for up to `GIVE_UP_S` (the caller bounds the wait
-    too), logs the sweep's aggregates and reports the last status.
+    While the sweep runs, a look reads and mirrors only when the machine had a CPU to spare since the last one,
+    and for about one look's time, so that the next look asks again. Finishing mirrors the rest, trying again while
+    MLflow fails for up to `GIVE_UP_S` (the caller bounds the wait too), logs the sweep's aggregates and reports
+    the last status.
     """
     delay = look_every_s
     failing_since: float | None = None
+    spare = SpareCpus()
     while True:
         last_look = closing.is_set()
-        ok = follower.step()
+        if not last_look and spare.spare() < MIN_SPARE_CPUS:  # the machine is busy: the attempts go first
+            closing.wait(delay)
+            continue
+        ok = follower.step(math.inf if last_look else look_every_s)
         emit(follower.status())
         if ok:
             failing_since, delay = None, look_every_s

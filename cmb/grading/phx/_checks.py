@@ -13,7 +13,6 @@ import math
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from pymatgen.core.periodic_table import Element
 
 from cmb.grading._registry import CheckContext, Outcome, register
 from cmb.grading._submission import SubmissionError
@@ -148,6 +147,8 @@ def pw_match(ctx: CheckContext[PwMatchParams]) -> Outcome:
 
 
 def _standard_weight(element: str) -> float:
+    from pymatgen.core.periodic_table import Element
+
     try:
         return float(Element(element).atomic_mass)
     except ValueError:

@@ -9,19 +9,18 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pymatgen.core.lattice import Lattice
-from pymatgen.core.periodic_table import Element
-from pymatgen.core.structure import Structure
-from qe_tools.parsers import PwInputFile
 
 from cmb.grading._structure import MAX_SITES
 from cmb.grading._submission import SubmissionError, is_finite_number
 from cmb.grading.qe._defaults import functional_tokens
 from cmb.grading.qe._evaluator import Evaluator
 from cmb.grading.qe._input import PwInput, Species
+
+if TYPE_CHECKING:
+    from pymatgen.core.structure import Structure
 
 BOHR_TO_ANG = 0.52917720859  # QE 6.7's BOHR_RADIUS_ANGS, also qe-tools' CONSTANTS.bohr_to_ang
 
@@ -68,6 +67,8 @@ def functional_family(name: str) -> str | None:
 @functools.cache
 def is_element(symbol: str) -> bool:
     """Whether a symbol names a chemical element."""
+    from pymatgen.core.periodic_table import Element
+
     try:
         Element(symbol)
     except ValueError:
@@ -126,6 +127,8 @@ def pw_cell(pw: PwInput) -> np.ndarray:
         raise SubmissionError(f"{pw.name}: lattice parameter specified twice (celldm(1) or A, and CELL_PARAMETERS)")
     if all(is_finite_number(pw.values.get(k)) and pw.values[k] != 0 for k in ("system.celldm(1)", "system.a")):
         raise SubmissionError(f"{pw.name}: do not specify both celldm and A, B, C")
+    from qe_tools.parsers import PwInputFile
+
     try:
         parsed = PwInputFile(_cell_text(pw), validate_species_names=False)
         cell = np.array(parsed.structure["cell"], dtype=float)
@@ -188,6 +191,9 @@ def pw_structure(pw: PwInput) -> Structure:
             raise SubmissionError(f"{pw.name}: no element for species {label!r} (label or pseudopotential name)")
         elements.append(element)
     moments = _moments(pw, [by_label[label][0] for label in pw.positions.labels])
+    from pymatgen.core.lattice import Lattice
+    from pymatgen.core.structure import Structure
+
     return Structure(Lattice(cell), elements, cart, coords_are_cartesian=True, site_properties={"magmom": moments})
 
 

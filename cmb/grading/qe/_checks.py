@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from pymatgen.core.lattice import Lattice
-from pymatgen.core.periodic_table import Element
-from pymatgen.core.structure import Structure
 
 from cmb.grading._compare import compare_number
 from cmb.grading._registry import CheckContext, GraderConfigError, Outcome, register
@@ -29,6 +26,9 @@ from cmb.grading.qe._input import KPoints, PwInput
 from cmb.grading.qe._reader import parse_pw_input, read_pw_input
 from cmb.grading.qe._targets import SettingRef, canonical_expected, resolve_setting
 from cmb.grading.settings import Origin
+
+if TYPE_CHECKING:
+    from pymatgen.core.structure import Structure
 
 
 class _Params(BaseModel):
@@ -277,6 +277,8 @@ def kpoints(ctx: CheckContext[KPointsParams]) -> Outcome:
         if p.shift is not None and shift is not None and tuple(shift) != tuple(p.shift):
             failures.append(f"shift {list(shift)} differs from {list(p.shift)}")
         if p.max_spacing is not None:
+            from pymatgen.core.lattice import Lattice
+
             recip = Lattice(pw_cell(pw)).reciprocal_lattice.abc
             spacing = [b / n for b, n in zip(recip, mesh, strict=True)]
             if max(spacing) > p.max_spacing:
@@ -321,6 +323,8 @@ def _element_set(values: list[Any], where: str) -> set[str]:
 @register("qe.species", params=SpeciesParams, needs_reference=False)
 def species(ctx: CheckContext[SpeciesParams]) -> Outcome:
     """ATOMIC_SPECIES: elements, one pseudopotential per species, functional family, masses."""
+    from pymatgen.core.periodic_table import Element
+
     p = ctx.params
     want = None
     if ctx.check.reference is not None:

@@ -6,9 +6,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import Any
-
-from pymatgen.core.structure import Structure
+from typing import TYPE_CHECKING, Any
 
 from cmb.grading._registry import CheckContext, GraderConfigError
 from cmb.grading._structure import parse_structure
@@ -16,6 +14,9 @@ from cmb.grading._submission import Submission, SubmissionError, memoized
 from cmb.grading.vasp._incar import Incar, parse_incar
 from cmb.grading.vasp._potcar import PotcarInfo, element_of, parse_potcar, parse_potcar_json, parse_potcar_spec
 from cmb.grading.vasp._resolver import IncarResolver
+
+if TYPE_CHECKING:
+    from pymatgen.core.structure import Structure
 
 
 class InputFiles:

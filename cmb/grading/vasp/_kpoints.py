@@ -5,14 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from pymatgen.core.structure import Structure
 
 from cmb.grading._submission import SubmissionError, is_finite_number
 from cmb.grading.vasp._files import InputFiles
 from cmb.grading.vasp._values import ValueProblem, read_int, read_real
+
+if TYPE_CHECKING:
+    from pymatgen.core.structure import Structure
 
 MAX_KPOINTS = 100_000
 MAX_SUBDIVISIONS = 1000
