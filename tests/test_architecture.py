@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,3 +67,12 @@ def test_the_import_contracts_hold(monkeypatch: pytest.MonkeyPatch) -> None:
     cli = pytest.importorskip("importlinter.cli", reason="import-linter is a development dependency")
     monkeypatch.chdir(REPO)
     assert cli.lint_imports(no_cache=True) == 0, "run `lint-imports` to see the broken contract"
+
+
+def test_a_launcher_imports_only_what_every_attempt_needs() -> None:
+    """A Ray launcher imports cmb.scheduler when it starts, before its first attempt, in every sweep: grading
+    families, pymatgen, the gateway's server, pandas and MLflow load later, where an attempt needs them."""
+    heavy = ("pandas", "pymatgen", "scipy", "aiohttp", "mlflow", "cmb.grading.qe", "cmb.gateway._server")
+    code = f"import sys, cmb.scheduler\nprint(sorted({{m for m in sys.modules if m.startswith({heavy!r})}}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]", out.stdout

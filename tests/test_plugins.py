@@ -222,3 +222,30 @@ def test_without_the_plugin_its_names_are_refused_before_anything_starts(tmp_pat
         res = cmb(tmp_path / "no-site", home, "--root", str(suite), "run", "demo-greet", *args)
         assert res.returncode == 2 and message in res.stderr, res.stderr
     assert not (home / "artifacts").exists()
+
+
+def test_builtin_modules_load_on_the_first_read_before_the_plugins(site: Path) -> None:
+    fake_distribution(
+        site, "pkg_after", "[cmbtest.order]\nlate = pkg_after_mod:THING\n", {"pkg_after_mod": "THING = 2\n"}
+    )
+    (site / "pkg_builtin_mod.py").write_text("from tests_order_registry import REG\nREG.add('early', 1)\n")
+    (site / "tests_order_registry.py").write_text(
+        "from cmb.plugins import PluginRegistry\n"
+        "REG = PluginRegistry('cmbtest.order', 'thing', lambda n, o: REG.add(n, o), ('pkg_builtin_mod',))\n"
+    )
+    registry = importlib.import_module("tests_order_registry").REG
+    assert "pkg_builtin_mod" not in sys.modules  # making the registry imports nothing
+    assert list(registry) == ["early", "late"] and registry.origin("early") == "cmb"
+    assert registry.origin("late") == "pkg_after 0.1"
+
+
+def test_importing_the_grading_package_loads_no_check_family() -> None:
+    code = (
+        "import sys, cmb.grading as g\n"
+        "before = sorted(m for m in sys.modules if m.startswith(('cmb.grading.qe', 'cmb.grading.vasp', 'pymatgen')))\n"
+        "types = len(g.REGISTRY.types)\n"
+        "print(before, types, 'cmb.grading.qe._checks' in sys.modules, 'pymatgen' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    before, types, qe, pymatgen = out.stdout.rsplit(" ", 3)
+    assert before == "[]" and int(types) >= 30 and qe == "True" and pymatgen.strip() == "False"

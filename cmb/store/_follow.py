@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
@@ -54,26 +55,35 @@ _child()
 """
 
 
+def _own_cpu_s() -> float:
+    own = os.times()
+    return own.user + own.system
+
+
 class SpareCpus:
     """How many CPUs' worth of time sat idle since the last look, this process's own use counted as idle.
 
     Read from /proc/stat (idle and iowait of all CPUs); where there is none, every look reports plenty.
     """
 
-    def __init__(self, stat: Path = Path("/proc/stat")) -> None:
-        self.stat = stat
+    def __init__(
+        self,
+        stat: Path = Path("/proc/stat"),
+        clock: Callable[[], float] = time.monotonic,
+        own_cpu_s: Callable[[], float] = _own_cpu_s,
+    ) -> None:
+        self.stat, self.clock, self.own_cpu_s = stat, clock, own_cpu_s
         self._tick_s = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
         self._last = self._sample()
 
     def _sample(self) -> tuple[float, float] | None:
-        """(wall clock, idle CPU-seconds of the machine plus CPU-seconds of this process)."""
+        """(clock, idle CPU-seconds of the machine plus CPU-seconds of this process)."""
         try:
             fields = self.stat.read_text().split("\n", 1)[0].split()
             idle = (int(fields[4]) + int(fields[5])) * self._tick_s
         except (OSError, IndexError, ValueError):
             return None
-        own = os.times()
-        return time.monotonic(), idle + own.user + own.system
+        return self.clock(), idle + self.own_cpu_s()
 
     def spare(self) -> float:
         """Idle CPUs on average since the previous call (math.inf where it cannot tell)."""

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cmb.models import FailureClass
-from cmb.store import MirrorFollower, MirrorProcess, MlflowConfig, MlflowMirror, ParquetStore, log_batches
+from cmb.store import MirrorFollower, MirrorProcess, MlflowConfig, MlflowMirror, ParquetStore, _follow, log_batches
 from tests.store.mlflow_helpers import migrated_db
 from tests.store.records import make_record
 
@@ -149,3 +149,57 @@ def test_a_hung_mlflow_is_left_behind_within_the_bound(hung_server: str, tmp_pat
     assert time.monotonic() - t0 < 10
     assert report.logged == 0 and any("did not finish" in e for e in report.errors)
     assert mirror.proc.returncode is not None  # ended, not left running
+
+
+def test_spare_cpus_counts_idle_and_iowait_time_of_the_machine(tmp_path: Path) -> None:
+    stat = tmp_path / "stat"
+    tick = 1.0 / _follow.os.sysconf("SC_CLK_TCK")
+    clock = iter([100.0, 102.0, 104.0]).__next__
+    own = iter([0.0, 0.0, 0.5]).__next__  # this process's user + system seconds at each look
+    stat.write_text("cpu  500 0 100 1000 0 0 0 0 0 0\ncpu0 1 2 3 4 5\n")
+    gauge = _follow.SpareCpus(stat, clock, own)
+    # 2 s later: 1 s of idle and 0.2 s of iowait in ticks, so 0.6 CPUs sat idle on average
+    stat.write_text(f"cpu  700 0 100 {1000 + round(1.0 / tick)} {round(0.2 / tick)} 0 0 0 0 0\n")
+    assert gauge.spare() == pytest.approx(0.6, abs=0.02)
+    # 2 s more, no idle time at all, but half a second of it was this process: that counts as spare
+    assert gauge.spare() == pytest.approx(0.25, abs=0.02)
+    assert _follow.SpareCpus(tmp_path / "missing").spare() == float("inf")  # no /proc: never holds the mirror
+
+
+def test_a_busy_machine_defers_mirroring_until_the_sweep_ends(
+    sqlite: tuple[ParquetStore, MlflowConfig], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, config = sqlite
+    monkeypatch.setattr(_follow, "MIN_SPARE_CPUS", float("inf"))  # never a CPU to spare while the sweep runs
+    follower = MirrorFollower(config, store, "sw")
+    closing, statuses = threading.Event(), []
+    thread = threading.Thread(target=_follow.follow, args=(follower, closing, statuses.append, 0.05))
+    thread.start()
+    for key in KEYS:
+        store.write(make_record(key), spec_hash="h")
+    time.sleep(0.5)  # ten looks
+    assert follower.report.logged == 0 and not statuses and attempt_runs(config.tracking_uri, "sw") == []
+    closing.set()
+    thread.join(60)
+    assert statuses[-1]["final"] and statuses[-1]["logged"] == len(KEYS) and statuses[-1]["pending"] == 0
+    assert len(attempt_runs(config.tracking_uri, "sw")) == len(KEYS)
+
+
+def test_with_a_cpu_to_spare_the_mirror_keeps_up_while_the_sweep_runs(
+    sqlite: tuple[ParquetStore, MlflowConfig], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, config = sqlite
+    monkeypatch.setattr(_follow, "MIN_SPARE_CPUS", 0.0)
+    follower = MirrorFollower(config, store, "sw")
+    closing, statuses = threading.Event(), []
+    thread = threading.Thread(target=_follow.follow, args=(follower, closing, statuses.append, 0.05))
+    thread.start()
+    for key in KEYS:
+        store.write(make_record(key), spec_hash="h")
+    deadline = time.monotonic() + 60
+    while follower.report.logged < len(KEYS) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert follower.report.logged == len(KEYS) and not closing.is_set()
+    closing.set()
+    thread.join(60)
+    assert statuses[-1]["final"] and len(attempt_runs(config.tracking_uri, "sw")) == len(KEYS)

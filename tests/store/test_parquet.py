@@ -134,6 +134,10 @@ def test_compaction_folds_files_and_keeps_the_winners(tmp_path: Path) -> None:
     assert store.checks("s1").sort("run_id", "check_id").equals(before_checks.sort("run_id", "check_id"))
     assert winner in store.runs("s1").get_column("run_id").to_list()
     assert store.runs("s2").height == 1  # other sweeps untouched
+    codecs = {table: pq.ParquetFile(store.files(table, "s1")[0]).metadata.row_group(0).column(0).compression
+              for table in ("runs", "checks")}  # fmt: skip
+    assert codecs == {"runs": "ZSTD", "checks": "ZSTD"}  # compacted for keeps; each small batch file is snappy
+    assert pq.ParquetFile(store.files("runs", "s2")[0]).metadata.row_group(0).column(0).compression == "SNAPPY"
     store.write(make_record("s1/a/t1/SF/7"))  # writing after compaction still works
     assert store.runs("s1").height == 6
 
