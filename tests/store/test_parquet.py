@@ -166,10 +166,10 @@ def _slow_writes(monkeypatch: pytest.MonkeyPatch, delay_s: float = 0.05) -> list
 
     real, rows = _parquet.write_parquet_atomic, []
 
-    def slow(table: pa.Table, path: Path) -> None:
+    def slow(table: pa.Table, path: Path, compression: str = "zstd") -> None:
         time.sleep(delay_s)
         rows.append(table.num_rows)
-        real(table, path)
+        real(table, path, compression)
 
     monkeypatch.setattr(_parquet, "write_parquet_atomic", slow)
     return rows
@@ -210,12 +210,12 @@ def test_a_group_write_that_fails_fails_each_of_its_writers_and_commits_none(
     real = _parquet.write_parquet_atomic
     started = threading.Event()
 
-    def failing(table: pa.Table, path: Path) -> None:
+    def failing(table: pa.Table, path: Path, compression: str = "zstd") -> None:
         started.set()
         time.sleep(0.2)  # the other writers queue behind this write
         if path.parts[-3] == "runs":
             raise OSError(28, "No space left on device")
-        real(table, path)
+        real(table, path, compression)
 
     monkeypatch.setattr(_parquet, "write_parquet_atomic", failing)
     errors: list[BaseException] = []
@@ -228,7 +228,7 @@ def test_a_group_write_that_fails_fails_each_of_its_writers_and_commits_none(
 
     first = threading.Thread(target=writer, args=("s1/a/t1/SF/0",))
     first.start()
-    started.wait()
+    assert started.wait(30)
     rest = [threading.Thread(target=writer, args=(f"s1/a/t2/SF/{n}",)) for n in range(4)]
     for t in rest:
         t.start()
