@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from cmb.store import CHECKS_SCHEMA, RUNS_SCHEMA, ParquetStore
+from cmb.store import CHECKS_SCHEMA, RUNS_SCHEMA, ParquetStore, empty_frame
 
 
 class AnalysisError(Exception):
@@ -17,9 +17,7 @@ class AnalysisError(Exception):
 
 def polars_schema(schema: pa.Schema) -> pl.Schema:
     """The polars schema equivalent to an Arrow schema of the store."""
-    frame = pl.from_arrow(schema.empty_table())
-    assert isinstance(frame, pl.DataFrame)
-    return frame.schema
+    return empty_frame(schema).schema
 
 
 RUNS = polars_schema(RUNS_SCHEMA)

@@ -1,6 +1,6 @@
 """Results storage: Parquet as the source of truth, MLflow as its mirror, an in-memory store for tests."""
 
-from cmb.store._base import ResultStore, dedupe_checks, dedupe_runs, finished_keys
+from cmb.store._base import ResultStore, dedupe_checks, dedupe_runs, empty_frame, finished_keys
 from cmb.store._follow import MirrorFollower, MirrorProcess, MirrorThread
 from cmb.store._memory import MemoryStore
 from cmb.store._mlflow import (
@@ -44,6 +44,7 @@ __all__ = [
     "dedupe_checks",
     "dedupe_runs",
     "default_tracking_uri",
+    "empty_frame",
     "experiment_links",
     "finished_keys",
     "log_batches",

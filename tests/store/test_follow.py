@@ -166,17 +166,25 @@ def test_spare_cpus_counts_idle_and_iowait_time_of_the_machine(tmp_path: Path) -
     assert _follow.SpareCpus(tmp_path / "missing").spare() == float("inf")  # no /proc: never holds the mirror
 
 
-def test_a_busy_machine_defers_mirroring_until_the_sweep_ends(
-    sqlite: tuple[ParquetStore, MlflowConfig], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    store, config = sqlite
-    monkeypatch.setattr(_follow, "MIN_SPARE_CPUS", float("inf"))  # never a CPU to spare while the sweep runs
+def _follow_a_sweep(
+    store: ParquetStore, config: MlflowConfig
+) -> tuple[MirrorFollower, threading.Event, list[dict[str, Any]], threading.Thread]:
+    """A follower on its own thread, looking every 50 ms, while the sweep writes every key of KEYS."""
     follower = MirrorFollower(config, store, "sw")
     closing, statuses = threading.Event(), []
     thread = threading.Thread(target=_follow.follow, args=(follower, closing, statuses.append, 0.05))
     thread.start()
     for key in KEYS:
         store.write(make_record(key), spec_hash="h")
+    return follower, closing, statuses, thread
+
+
+def test_a_busy_machine_defers_mirroring_until_the_sweep_ends(
+    sqlite: tuple[ParquetStore, MlflowConfig], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, config = sqlite
+    monkeypatch.setattr(_follow, "MIN_SPARE_CPUS", float("inf"))  # never a CPU to spare while the sweep runs
+    follower, closing, statuses, thread = _follow_a_sweep(store, config)
     time.sleep(0.5)  # ten looks
     assert follower.report.logged == 0 and not statuses and attempt_runs(config.tracking_uri, "sw") == []
     closing.set()
@@ -190,12 +198,7 @@ def test_with_a_cpu_to_spare_the_mirror_keeps_up_while_the_sweep_runs(
 ) -> None:
     store, config = sqlite
     monkeypatch.setattr(_follow, "MIN_SPARE_CPUS", 0.0)
-    follower = MirrorFollower(config, store, "sw")
-    closing, statuses = threading.Event(), []
-    thread = threading.Thread(target=_follow.follow, args=(follower, closing, statuses.append, 0.05))
-    thread.start()
-    for key in KEYS:
-        store.write(make_record(key), spec_hash="h")
+    follower, closing, statuses, thread = _follow_a_sweep(store, config)
     deadline = time.monotonic() + 60
     while follower.report.logged < len(KEYS) and time.monotonic() < deadline:
         time.sleep(0.05)
