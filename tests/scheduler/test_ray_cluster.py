@@ -34,6 +34,8 @@ TRIALS = 8
 SINGLE_TASKS, WORKFLOWS, AGENTS = 3, 1, 2
 N = (SINGLE_TASKS + WORKFLOWS) * TRIALS * AGENTS  # each task under its one condition of the sweep (SF or WF)
 # A cluster on loopback, for one test: Ray's token authentication is left off, as for any single-user local cluster.
+OBJECT_STORE_BYTES = 100 * 2**20
+JOIN_S, JOIN_TRIES = 90, 3
 ENV = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": str(REPO)}
 
 
@@ -53,7 +55,9 @@ class RayNode:
         # Worker ports below the ephemeral range that free_port draws from, apart for each node.
         low = 20_000 + 2_000 * (RayNode.started % 6)
         RayNode.started += 1
+        # Loopback only, and a small object store: three nodes on one machine must not each claim 30 % of its memory.
         cmd = ["ray", "start", "--block", "--disable-usage-stats", "--num-cpus", "1", *args]
+        cmd += ["--node-ip-address", "127.0.0.1", "--object-store-memory", str(OBJECT_STORE_BYTES)]
         cmd += [x for kv in ports.items() for x in kv] + [
             "--min-worker-port",
             str(low),
@@ -64,6 +68,10 @@ class RayNode:
         self.proc = subprocess.Popen(
             cmd, env=ENV, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True
         )
+
+    def tail(self, lines: int = 30) -> str:
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -90,6 +98,23 @@ def _alive_nodes(address: str) -> dict[str, list[str]]:
     return json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 and done.stdout.strip() else {}
 
 
+def join(address: str, log: Path, *args: str, nodes: int) -> RayNode:
+    """Start a node and wait until the cluster has `nodes` live nodes; a node that dies or does not register in time
+    (a port taken between choosing and binding it, a slow start on a loaded machine) is replaced, with fresh ports."""
+    failures = []
+    for attempt in range(1, JOIN_TRIES + 1):
+        node = RayNode(log.with_name(f"{log.stem}-{attempt}{log.suffix}"), *args)
+        try:
+            wait_for(lambda n=node: n.proc.poll() is not None or len(_alive_nodes(address)) == nodes, JOIN_S, "join")
+        except TimeoutError:
+            pass
+        if node.proc.poll() is None and len(_alive_nodes(address)) == nodes:
+            return node
+        node.stop()
+        failures.append(f"try {attempt} (exit {node.proc.returncode}):\n{node.tail()}")
+    raise TimeoutError(f"{log.stem} did not join a cluster of {nodes} nodes:\n" + "\n".join(failures))
+
+
 @pytest.fixture
 def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
     # A Ray temp folder of its own (short: it holds sockets), so that `ray start` leaves no address file in
@@ -100,13 +125,13 @@ def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[st
     address = f"127.0.0.1:{port}"
     nodes: dict[str, RayNode] = {}
     try:
-        nodes["head"] = RayNode(tmp_path / "head.log", "--head", "--port", str(port), "--include-dashboard=false")
-        wait_for(lambda: len(_alive_nodes(address)) == 1, 120, "the Ray head to start")
-        nodes["a"] = RayNode(tmp_path / "a.log", "--address", address, "--resources", '{"cmb-single": 2}')
-        wait_for(lambda: len(_alive_nodes(address)) == 2, 120, "node A to join")
+        head = ("--head", "--port", str(port), "--include-dashboard=false")
+        nodes["head"] = join(address, tmp_path / "head.log", *head, nodes=1)
+        nodes["a"] = join(
+            address, tmp_path / "a.log", "--address", address, "--resources", '{"cmb-single": 2}', nodes=2
+        )
         resources = '{"cmb-single": 2, "cmb-workflow-node": 1}'
-        nodes["b"] = RayNode(tmp_path / "b.log", "--address", address, "--resources", resources)
-        wait_for(lambda: len(_alive_nodes(address)) == 3, 120, "node B to join")
+        nodes["b"] = join(address, tmp_path / "b.log", "--address", address, "--resources", resources, nodes=3)
         yield {"address": address, "nodes": nodes, "tmp": tmp_path}
     finally:
         for node in reversed(list(nodes.values())):
