@@ -33,9 +33,9 @@ REPO = Path(__file__).resolve().parents[2]
 TRIALS = 8
 SINGLE_TASKS, WORKFLOWS, AGENTS = 3, 1, 2
 N = (SINGLE_TASKS + WORKFLOWS) * TRIALS * AGENTS  # each task under its one condition of the sweep (SF or WF)
-# A cluster on loopback, for one test: Ray's token authentication is left off, as for any single-user local cluster.
 OBJECT_STORE_BYTES = 100 * 2**20
-JOIN_S, JOIN_TRIES = 90, 3
+JOIN_S, JOIN_TRIES = 90, 3  # how long a node may take to register, and how many nodes are started before giving up
+# A cluster on loopback, for one test: Ray's token authentication is left off, as for any single-user local cluster.
 ENV = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": str(REPO)}
 
 
@@ -55,9 +55,9 @@ class RayNode:
         # Worker ports below the ephemeral range that free_port draws from, apart for each node.
         low = 20_000 + 2_000 * (RayNode.started % 6)
         RayNode.started += 1
-        # Loopback only, and a small object store: three nodes on one machine must not each claim 30 % of its memory.
+        # A small object store: three nodes on one machine must not each claim 30 % of its memory.
         cmd = ["ray", "start", "--block", "--disable-usage-stats", "--num-cpus", "1", *args]
-        cmd += ["--node-ip-address", "127.0.0.1", "--object-store-memory", str(OBJECT_STORE_BYTES)]
+        cmd += ["--object-store-memory", str(OBJECT_STORE_BYTES)]
         cmd += [x for kv in ports.items() for x in kv] + [
             "--min-worker-port",
             str(low),
@@ -99,19 +99,24 @@ def _alive_nodes(address: str) -> dict[str, list[str]]:
 
 
 def join(address: str, log: Path, *args: str, nodes: int) -> RayNode:
-    """Start a node and wait until the cluster has `nodes` live nodes; a node that dies or does not register in time
-    (a port taken between choosing and binding it, a slow start on a loaded machine) is replaced, with fresh ports."""
+    """Start a node and wait until the cluster has `nodes` live nodes. A node that exits or does not register in time
+    (a port taken between choosing and binding it, a slow start on a loaded machine) is replaced by a new one, with
+    fresh ports of its own; the error after the last try shows every try's log."""
     failures = []
     for attempt in range(1, JOIN_TRIES + 1):
         node = RayNode(log.with_name(f"{log.stem}-{attempt}{log.suffix}"), *args)
+
+        def registered(node: RayNode = node) -> bool:
+            if node.proc.poll() is not None:
+                raise ChildProcessError(f"ray start exited {node.proc.returncode}")
+            return len(_alive_nodes(address)) == nodes
+
         try:
-            wait_for(lambda n=node: n.proc.poll() is not None or len(_alive_nodes(address)) == nodes, JOIN_S, "join")
-        except TimeoutError:
-            pass
-        if node.proc.poll() is None and len(_alive_nodes(address)) == nodes:
+            wait_for(registered, JOIN_S, f"{log.stem} to join")
             return node
-        node.stop()
-        failures.append(f"try {attempt} (exit {node.proc.returncode}):\n{node.tail()}")
+        except (TimeoutError, ChildProcessError) as e:
+            node.stop()
+            failures.append(f"try {attempt}: {e}\n{node.tail()}")
     raise TimeoutError(f"{log.stem} did not join a cluster of {nodes} nodes:\n" + "\n".join(failures))
 
 
