@@ -33,33 +33,6 @@ skinny=$(python3 -c 'import importlib.metadata as m; print(m.version("mlflow-ski
 python3 -c 'import importlib.metadata as m, sys; sys.exit(m.version("mlflow") != m.version("mlflow-skinny"))' 2>/dev/null \
   || python3 -m pip install -q --no-deps "mlflow==$skinny"
 
-# External agent programs, for the adapter tests (each test skips with its reason when a program is missing).
-if command -v npm >/dev/null; then
-  command -v codex >/dev/null || npm install -g -s @openai/codex@0.171.0 || echo "warning: codex CLI not installed"
-  command -v claude >/dev/null || npm install -g -s @anthropic-ai/claude-code@2.1.197 \
-    || echo "warning: Claude Code not installed"
-fi
-# mini-swe-agent pins libraries of its own (click among them): it lives in its own virtual environment.
-[ -x /opt/cmb-mini/bin/mini ] || { python3 -m venv /opt/cmb-mini && /opt/cmb-mini/bin/pip install -q mini-swe-agent==2.4.6; }
-
-# Harbor, whose runner the export tests drive and whose ATIF models validate cmb's trajectory.atif.json. Harbor
-# needs Python >= 3.12 (cmb runs on 3.11), so it lives in a virtual environment of its own. About a minute.
-HARBOR_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/cmb/harbor-venv"
-if ! "$HARBOR_VENV/bin/harbor" --version >/dev/null 2>&1; then
-  py312=
-  for py in python3.12 python3.13 "$(pyenv root 2>/dev/null)"/versions/3.1[2-9]*/bin/python3; do
-    if "$py" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null; then py312=$py; break; fi
-  done
-  if [ -n "$py312" ]; then
-    rm -rf "$HARBOR_VENV"
-    "$py312" -m venv "$HARBOR_VENV"
-    "$HARBOR_VENV/bin/pip" install -q harbor==0.26.0 2> >(grep -v '^WARNING: Location' >&2)
-    "$HARBOR_VENV/bin/harbor" --version >/dev/null
-  else
-    echo "warning: no Python >= 3.12: the Harbor tests will skip (set CMB_HARBOR_PYTHON to one with harbor)"
-  fi
-fi
-
 # Docker Compose v2 (`docker compose`), which Harbor's docker environment drives: Debian 12 has only v1, so the
 # plugin is Debian 13's package, from a source pinned below every Debian 12 one so that it upgrades nothing else.
 if ! docker compose version >/dev/null 2>&1; then
@@ -97,9 +70,50 @@ if ! docker info >/dev/null 2>&1; then
   fi
 fi
 # The offline manuals library agents read at /opt/manuals (pinned sources, checked by sha256; seconds when current).
+# External programs the adapter and export tests drive; network-bound, so they install while the images build.
+install_agent_programs() {
+  # External agent programs, for the adapter tests (each test skips with its reason when a program is missing).
+  if command -v npm >/dev/null; then
+    command -v codex >/dev/null || npm install -g -s @openai/codex@0.171.0 || echo "warning: codex CLI not installed"
+    command -v claude >/dev/null || npm install -g -s @anthropic-ai/claude-code@2.1.197 \
+      || echo "warning: Claude Code not installed"
+  fi
+  # mini-swe-agent pins libraries of its own (click among them): it lives in its own virtual environment.
+  [ -x /opt/cmb-mini/bin/mini ] || { python3 -m venv /opt/cmb-mini && /opt/cmb-mini/bin/pip install -q mini-swe-agent==2.4.6; }
+
+  # Harbor, whose runner the export tests drive and whose ATIF models validate cmb's trajectory.atif.json. Harbor
+  # needs Python >= 3.12 (cmb runs on 3.11), so it lives in a virtual environment of its own. About a minute.
+  HARBOR_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/cmb/harbor-venv"
+  if ! "$HARBOR_VENV/bin/harbor" --version >/dev/null 2>&1; then
+    py312=
+    for py in python3.12 python3.13 "$(pyenv root 2>/dev/null)"/versions/3.1[2-9]*/bin/python3; do
+      if "$py" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null; then py312=$py; break; fi
+    done
+    if [ -n "$py312" ]; then
+      rm -rf "$HARBOR_VENV"
+      "$py312" -m venv "$HARBOR_VENV"
+      "$HARBOR_VENV/bin/pip" install -q harbor==0.26.0 2> >(grep -v '^WARNING: Location' >&2)
+      "$HARBOR_VENV/bin/harbor" --version >/dev/null
+    else
+      echo "warning: no Python >= 3.12: the Harbor tests will skip (set CMB_HARBOR_PYTHON to one with harbor)"
+    fi
+  fi
+}
+
 cmb manuals build
-bash deploy/image/build-local.sh slim
-bash deploy/image/build-local.sh full
+# The images build in the background (minutes of debootstrap, apt and pip in a chroot) while the agent programs
+# install; a failed build stops setup with its log.
+images_log="$(mktemp)"
+(bash deploy/image/build-local.sh slim && bash deploy/image/build-local.sh full) >"$images_log" 2>&1 &
+images=$!
+install_agent_programs
+if ! wait "$images"; then
+  echo "setup: the agent image build failed; its log:" >&2
+  tail -n 40 "$images_log" >&2
+  exit 1
+fi
+cat "$images_log"
+rm -f "$images_log"
 
 # Opt-in: a real tiny model served offline (builds llama.cpp, about 20 minutes). Built for a baseline x86-64 CPU,
 # not for this one's instruction set: a wheel built with the build machine's AVX-512 dies on a machine without it.

@@ -12,13 +12,15 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from cmb.catalog._errors import Problem
 from cmb.models import Check, Reference, Tolerance
 
 # A number as written in text: sign, digits, optional fraction and exponent (Fortran D exponents too).
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eEdD][-+]?\d+)?(?![\w.])")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?P<mantissa>\d+\.\d*|\.\d+|\d+)(?:[eEdD](?P<exponent>[-+]?\d+))?(?![\w.])")
 MIN_SIGNIFICANT_DIGITS = 4  # shorter numbers (300 K, 6x6x6) collide by chance
 MIN_FILE_SNIPPET = 64  # a reference text file leaks if any 64-char line run of it appears verbatim
 
@@ -36,34 +38,44 @@ def _numbers(value: Any) -> Iterator[float]:
             yield from _numbers(v)
 
 
-def _significant_digits(token: str) -> int:
-    mantissa = re.split(r"[eEdD]", token.lstrip("+-"))[0]
-    digits = mantissa.replace(".", "").lstrip("0")
-    return len(digits)
+class _Significant(NamedTuple):
+    """The numbers of a text written to MIN_SIGNIFICANT_DIGITS or more, parsed once for every value scanned."""
+
+    tokens: list[str]
+    written: np.ndarray  # the value each token writes
+    half_unit: np.ndarray  # half a unit in each token's last written place
 
 
-def _decimals(token: str) -> int:
-    """Decimal places a token is written to (negative for 12e3-style tokens)."""
-    mantissa, *exp = re.split(r"[eEdD]", token)
-    return len(mantissa.partition(".")[2]) - (int(exp[0]) if exp else 0)
+def significant_numbers(text: str) -> _Significant:
+    """The numeric tokens of `text` precise enough for a match to be more than chance."""
+    tokens, written, half = [], [], []
+    for match in _NUMBER.finditer(text):
+        mantissa, exponent = match.group("mantissa", "exponent")
+        if len(mantissa.replace(".", "").lstrip("0")) < MIN_SIGNIFICANT_DIGITS:
+            continue
+        token = match.group(0)
+        value = float(token.replace("d", "e").replace("D", "e"))
+        if not math.isfinite(value):  # 1e400 writes no reference value
+            continue
+        tokens.append(token)
+        written.append(value)
+        half.append(0.5 * 10.0 ** (int(exponent or 0) - len(mantissa.partition(".")[2])))
+    return _Significant(tokens, np.array(written, dtype=float), np.array(half, dtype=float))
+
+
+def _first_leak(numbers: _Significant, value: float) -> str | None:
+    if value == 0 or not numbers.tokens:
+        return None
+    # A token leaks the value if it is the value rounded to the token's own precision.
+    with np.errstate(invalid="ignore", over="ignore"):
+        hit = np.abs(value - numbers.written) <= numbers.half_unit * (1 + 1e-9)
+    first = int(np.argmax(hit))
+    return numbers.tokens[first] if hit[first] else None
 
 
 def number_leaks(text: str, value: float) -> str | None:
     """A numeric token in `text` that writes `value` rounded to the token's own precision, if any."""
-    if value == 0:
-        return None
-    for match in _NUMBER.finditer(text):
-        token = match.group(0)
-        if _significant_digits(token) < MIN_SIGNIFICANT_DIGITS:
-            continue
-        try:
-            written = float(token.replace("d", "e").replace("D", "e"))
-        except ValueError:
-            continue
-        # The token leaks the value if it is the value rounded to the token's own precision.
-        if abs(value - written) <= 0.5 * 10.0 ** (-_decimals(token)) * (1 + 1e-9):
-            return token
-    return None
+    return _first_leak(significant_numbers(text), value)
 
 
 def scan(reference: Reference, reference_dir: Path, visible: list[Path]) -> list[Problem]:
@@ -93,6 +105,7 @@ def scan(reference: Reference, reference_dir: Path, visible: list[Path]) -> list
         except UnicodeDecodeError:
             continue
         flat = "\n".join(ln.strip() for ln in text.splitlines())
+        numbers = significant_numbers(text)
         for name, block in ref_snippets:
             if block in flat:
                 problems.append(Problem(path, f"contains the whole of reference file {name}"))
@@ -100,7 +113,7 @@ def scan(reference: Reference, reference_dir: Path, visible: list[Path]) -> list
             if ref.public:
                 continue
             for number in _numbers(ref.value):
-                token = number_leaks(text, number)
+                token = _first_leak(numbers, number)
                 if token is not None:
                     problems.append(Problem(path, f"writes reference value {key}={number:g} as {token!r}"))
                     break

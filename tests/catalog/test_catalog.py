@@ -203,6 +203,11 @@ def test_number_leak_respects_written_precision():
     assert number_leaks("a = 5.47 A", 5.4687) is None  # 3 significant digits: too common to call a leak
     assert number_leaks("E = -1.5870D+01", -15.87) == "-1.5870D+01"
     assert number_leaks("T = 300 K, mesh 6 6 6", 300.0) is None
+    assert number_leaks("x = 1.2e3, y = 12.34e2", 1234.4) == "12.34e2"  # the exponent sets the precision
+    assert number_leaks("x = 1.2e3, y = 12.34e2", 1234.6) is None
+    # the first token that writes the value, in text order; a token past float range writes nothing
+    assert number_leaks("1.0000e400 or 5.4690 then 5.469", 5.4687) == "5.469"
+    assert number_leaks("1.0000e400 or 5.4690 then 5.469", 5.469) == "5.4690"
 
 
 def test_bundle_contains_only_prompt_and_workspace(tmp_path):

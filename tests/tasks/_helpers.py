@@ -95,7 +95,7 @@ def stage_workspace(task: str, dest: Path) -> Path:
     return dest
 
 
-_ORACLE_RUNS: dict[tuple[str, bool], Future[Path]] = {}
+_ORACLE_RUNS: dict[str, Future[Path]] = {}
 _LOCK = threading.Lock()
 # Oracles run one at a time in the test thread; a session that will need many (the whole suite's oracle test is
 # selected) runs the next one it needs beside it, on the second core. Each still runs once per session.
@@ -115,35 +115,36 @@ def run_oracle(
     """Stage `task` in `dest` (the bundle of `condition`, by default the first; or the bare workspace when
     `with_prompt` is false), run its oracle there and return `dest`.
 
-    No oracle reads the prompt (test_suite.py checks that), so its output is the same under every condition: it
-    runs once per task (and once more on the bare workspace) per test session, and each call gets its own copy
-    with the prompt of the condition it asked for."""
+    No oracle reads the prompt (test_suite.py checks that), so its output is the same under every condition and
+    without any prompt: it runs once per task per test session, and each call gets its own copy with the prompt of
+    the condition it asked for (or none)."""
     if condition is not None and not with_prompt:
         raise AssertionError("a condition needs the prompt staged")
     e = entry(task)
-    run, mine = _claim(task, with_prompt)
+    run, mine = _claim(task)
     _run_ahead()
     if mine:
-        _fill(run, e, with_prompt, timeout_s)
+        _fill(run, e, timeout_s)
     shutil.copytree(run.result(), dest, symlinks=True, dirs_exist_ok=True)
     if with_prompt:
         (dest / PROMPT_NAME).write_text(e.prompt(condition or e.conditions()[0]), encoding="utf-8")
+    else:
+        (dest / PROMPT_NAME).unlink()
     return dest
 
 
-def _claim(task: str, with_prompt: bool) -> tuple[Future[Path], bool]:
-    """The run of (task, with_prompt), and whether the caller must make it (nobody has started it)."""
+def _claim(task: str) -> tuple[Future[Path], bool]:
+    """The run of `task`, and whether the caller must make it (nobody has started it)."""
     with _LOCK:
-        key = (task, with_prompt)
-        if key in _ORACLE_RUNS:
-            return _ORACLE_RUNS[key], False
-        _ORACLE_RUNS[key] = Future()
-        return _ORACLE_RUNS[key], True
+        if task in _ORACLE_RUNS:
+            return _ORACLE_RUNS[task], False
+        _ORACLE_RUNS[task] = Future()
+        return _ORACLE_RUNS[task], True
 
 
-def _fill(run: Future[Path], e: TaskEntry, with_prompt: bool, timeout_s: float) -> None:
+def _fill(run: Future[Path], e: TaskEntry, timeout_s: float) -> None:
     try:
-        run.set_result(_run_oracle_once(e, _cache_dir(e.id), timeout_s=timeout_s, with_prompt=with_prompt))
+        run.set_result(_run_oracle_once(e, _cache_dir(e.id), timeout_s=timeout_s))
     except BaseException as exc:  # the test that waits on it reports it
         run.set_exception(exc)
 
@@ -154,20 +155,17 @@ def _run_ahead() -> None:
     with _LOCK:
         if _ahead is not None and not _ahead.done():
             return
-        task = next((t for t in _PLANNED if (t, True) not in _ORACLE_RUNS), None)
+        task = next((t for t in _PLANNED if t not in _ORACLE_RUNS), None)
     if task is None:
         return
-    run, mine = _claim(task, True)
+    run, mine = _claim(task)
     if mine:
         # the longest limit any test gives an oracle: one run ahead shares the machine with the test thread's
-        _ahead = _AHEAD.submit(_fill, run, entry(task), True, 1800)
+        _ahead = _AHEAD.submit(_fill, run, entry(task), 1800)
 
 
-def _run_oracle_once(e: TaskEntry, dest: Path, *, timeout_s: float, with_prompt: bool) -> Path:
-    if with_prompt:
-        stage_bundle(e, e.conditions()[0], dest)
-    else:
-        stage_workspace(e.id, dest)
+def _run_oracle_once(e: TaskEntry, dest: Path, *, timeout_s: float) -> Path:
+    stage_bundle(e, e.conditions()[0], dest)
     proc = run_solution(e, dest, timeout_s=timeout_s)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return dest

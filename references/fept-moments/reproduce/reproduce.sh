@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reference values of fept-moments: the spin-orbit SCF run of L1_0 FePt with the magnetisation along c, with the
-# prompt's settings on the 8x8x6 mesh (moments.py). QE 6.7 pw.x, one MPI process; 70 s of CPU here.
+# prompt's settings on the 8x8x6 mesh (moments.py). QE 6.7 pw.x, one MPI process; about 270 s of CPU here (15 SCF iterations).
 #
 # Usage: reproduce.sh [OUTDIR]      (default: ./fept-moments-reproduce)
 #   OUTDIR/runs/fept_mz_k8/   pw.in and pw.out
