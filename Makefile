@@ -18,8 +18,17 @@ contracts:
 	lint-imports
 
 # The README's test command (and CI's). Re-runs of expensive reproductions are marked and run on their own.
+# Two pytest processes at once: the task suite (host CPU: oracles and grading) beside everything else (sandboxes,
+# Ray, services and, last, the demo sweep; much of it waits on them), so that the second core is not left idle.
+# The task suite's output follows the other's; the target fails if either does.
 test:
-	pytest -m "not reproduction"
+	@log=$$(mktemp); \
+	pytest -m "not reproduction" tests/tasks >"$$log" 2>&1 & tasks=$$!; \
+	trap 'kill $$tasks 2>/dev/null' INT TERM; \
+	pytest -m "not reproduction" --ignore=tests/tasks; rest=$$?; \
+	wait $$tasks; own=$$?; \
+	echo "== the task suite (tests/tasks), run beside the above:"; cat "$$log"; rm -f "$$log"; \
+	[ $$rest -eq 0 ] && [ $$own -eq 0 ]
 
 test-reproductions:
 	pytest -m reproduction

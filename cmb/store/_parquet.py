@@ -196,8 +196,8 @@ class ParquetStore(ResultStore):
         committed before any of them goes, so a crash in between leaves duplicates that reading removes.
         """
         run_files, check_files = self.files(RUNS, sweep), self.files(CHECKS, sweep)
-        if len(run_files) <= 1 and len(check_files) <= 1:
-            return len(run_files), len(run_files)
+        if len(run_files) <= 1 and len(check_files) <= 1:  # nothing to fold; still count the attempts kept
+            return len(run_files), dedupe_runs(self._read(RUNS, run_files)).height if run_files else 0
         runs = dedupe_runs(self._read(RUNS, run_files))
         checks = dedupe_checks(self._read(CHECKS, check_files), runs)
         name = f"compacted-{now_utc():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}.parquet"

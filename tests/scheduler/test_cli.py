@@ -84,9 +84,11 @@ def test_sweep_from_a_yaml_spec_with_a_flag_override(env: dict[str, Any], tmp_pa
 def test_compact_and_mlflow_sync(env: dict[str, Any]) -> None:
     assert sweep(env, "--agents", "oracle", "--trials", "3", "--sweep-id", "c2").exit_code == 0
     store = ParquetStore(env["home"] / "results")
-    assert len(store.files("runs", "c2")) == 9
+    # a launcher writes the records that finish together as one batch file: how many files depends on timing
+    written = len(store.files("runs", "c2"))
+    assert 1 <= written <= 9
     res = run(env, "compact", "c2")
-    assert res.exit_code == 0 and "9 files -> 1, 9 attempts" in res.output
+    assert res.exit_code == 0 and f"{written} files -> 1, 9 attempts" in res.output
     assert len(store.files("runs", "c2")) == 1 and store.runs("c2").height == 9
     missing = run(env, "mlflow-sync", "nope")
     assert missing.exit_code == 1 and "no results" in missing.output

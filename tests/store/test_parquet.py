@@ -134,6 +134,8 @@ def test_compaction_folds_files_and_keeps_the_winners(tmp_path: Path) -> None:
     assert store.checks("s1").sort("run_id", "check_id").equals(before_checks.sort("run_id", "check_id"))
     assert winner in store.runs("s1").get_column("run_id").to_list()
     assert store.runs("s2").height == 1  # other sweeps untouched
+    assert store.compact("s1") == (1, 5)  # already one file: nothing folded, the attempts still counted
+    assert store.compact("nothing-here") == (0, 0)
     codecs = {table: pq.ParquetFile(store.files(table, "s1")[0]).metadata.row_group(0).column(0).compression
               for table in ("runs", "checks")}  # fmt: skip
     assert codecs == {"runs": "ZSTD", "checks": "ZSTD"}  # compacted for keeps; each small batch file is snappy

@@ -55,7 +55,11 @@ def series_data(ws: Path) -> dict[str, np.ndarray]:
 
 
 def fit(v, e, model=bm3, fixed_bp=None):
-    """EOS fit; returns (V0, B0 in GPa, B0')."""
+    """EOS fit; returns (V0, B0 in GPa, B0').
+
+    Energies are fitted relative to their minimum: on the raw totals (about -3204 eV, differences of meV) the
+    least-squares problem is so ill-conditioned that B0 moved by 0.005 GPa with the start and the machine."""
+    e = e - e.min()
     c = np.polyfit(v, e, 2)
     v0 = -c[1] / (2 * c[0])
     p0 = (np.polyval(c, v0), v0, 2 * c[0] * v0, 4.0)
