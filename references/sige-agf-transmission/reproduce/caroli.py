@@ -68,12 +68,12 @@ def count(h00, h01, w, period, direction):
     return total
 
 
-def xi_values(path: Path, eta: float) -> list[float]:
-    """Caroli Xi at every frequency with a given broadening (for the traps)."""
-    return [r[2] for r in _run(path, eta)]
+def xi_values(path: Path, eta: float, frequencies: list[float] = FREQUENCIES_THZ) -> list[float]:
+    """Caroli Xi at each frequency (THz; by default every one) with a given broadening (for the traps)."""
+    return [r[2] for r in _run(path, eta, frequencies)]
 
 
-def _run(path: Path, eta: float) -> list[tuple]:
+def _run(path: Path, eta: float, frequencies: list[float] = FREQUENCIES_THZ) -> list[tuple]:
     with h5py.File(path) as h5:
         ms, mg, dm = h5["lead_Si/masses"][()], h5["lead_Ge/masses"][()], h5["device/masses"][()]
         L = (weighted(h5["lead_Si/onsite"][()], ms, ms), weighted(h5["lead_Si/coupling"][()], ms, ms))
@@ -95,7 +95,7 @@ def _run(path: Path, eta: float) -> list[tuple]:
         dyn[off[k + 1] : off[k + 2], off[k] : off[k + 1]] = c.T
     scale = max(np.abs(L[0]).max(), np.abs(R[0]).max())
     rows = []
-    for nu in FREQUENCIES_THZ:
+    for nu in frequencies:
         w = 2 * np.pi * nu * 1e12
         z = w**2 + 1j * eta * scale
         n_si, n_ge = count(*L, w, pl, +1), count(*R, w, pr, +1)
